@@ -1,0 +1,108 @@
+#pragma once
+/// \file
+/// Array: a dense, immutable, row-major n-dimensional array owned by one device.
+///
+/// Ownership: an Array lives in the memory arena of the device that created it
+/// (or on the host, outside any device). Arrays are values: copies share the
+/// storage, which is never written after creation. Using an array of device A
+/// in an op on device B throws InvalidArgument (kind "DeviceOwnershipError"):
+/// data moves between devices only through collectives. Host arrays may be
+/// read anywhere (they are constants captured by the device function).
+///
+/// New arrays are placed on the calling fiber's device: inside a pmap-ed
+/// function that is the device running it, elsewhere the host.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spmd/core/device_id.h"
+#include "spmd/core/dtype.h"
+#include "spmd/core/half.h"
+#include "spmd/core/shape.h"
+
+namespace spmd {
+
+namespace detail {
+class Buffer;
+}
+
+class Array {
+ public:
+  /// A null array: valid() is false; every accessor but valid() throws.
+  Array() = default;
+
+  /// Uninitialised storage on the current placement, to be filled through
+  /// mutable_raw_data() by the code that creates it and then never written.
+  static Array uninitialized(const Shape& shape, DType dtype, std::string_view what = "array");
+
+  /// Copies `count` host elements of `dtype`'s storage type into a new array.
+  static Array from_raw(const void* data, const Shape& shape, DType dtype);
+  /// Host values converted to `dtype` (rounded for float16/bfloat16).
+  static Array from_doubles(std::span<const double> values, const Shape& shape, DType dtype);
+  static Array from_int64s(std::span<const std::int64_t> values, const Shape& shape, DType dtype);
+  static Array from_bools(std::span<const bool> values, const Shape& shape);
+  /// A 0-d array. `weak` marks a Python scalar (see promote_weak).
+  static Array scalar(double value, DType dtype, bool weak = false);
+  static Array scalar_int(std::int64_t value, DType dtype = kDefaultInt, bool weak = false);
+
+  bool valid() const { return buffer_ != nullptr; }
+  DType dtype() const;
+  const Shape& shape() const;
+  int ndim() const { return static_cast<int>(shape().size()); }
+  std::int64_t size() const;  ///< number of elements
+  std::size_t nbytes() const;
+  bool weak_type() const { return weak_; }
+  DeviceId device() const;  ///< owning device, or kHost
+
+  /// The same data with the weak flag changed (no copy).
+  Array with_weak_type(bool weak) const;
+  /// The same data viewed with another shape of equal element count (no copy).
+  Array reshaped_view(const Shape& shape) const;
+
+  const void* raw_data() const;
+  void* mutable_raw_data();  ///< only while filling a freshly created array
+
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(raw_data());
+  }
+  template <class T>
+  T* mutable_data() {
+    return static_cast<T*>(mutable_raw_data());
+  }
+
+  /// Element `flat` (row-major) converted; bool as 0/1.
+  double element_as_double(std::int64_t flat) const;
+  std::int64_t element_as_int64(std::int64_t flat) const;
+  bool element_as_bool(std::int64_t flat) const;
+
+  /// All elements converted, row-major.
+  std::vector<double> to_doubles() const;
+  std::vector<std::int64_t> to_int64s() const;
+
+  /// Byte-wise equality of dtype, shape and contents.
+  bool identical(const Array& other) const;
+
+  /// "f32[4,10]".
+  std::string abstract_type() const;
+
+ private:
+  Array(std::shared_ptr<detail::Buffer> buffer, Shape shape, DType dtype, bool weak)
+      : buffer_(std::move(buffer)), shape_(std::move(shape)), dtype_(dtype), weak_(weak) {}
+  void require_valid(std::string_view what) const;
+
+  std::shared_ptr<detail::Buffer> buffer_;
+  Shape shape_;
+  DType dtype_ = DType::kFloat32;
+  bool weak_ = false;
+};
+
+/// Throws InvalidArgument (kind "DeviceOwnershipError") if `a` belongs to a
+/// device other than the calling one; `op` names the operation for the report.
+void check_placement(const Array& a, std::string_view op);
+
+}  // namespace spmd

@@ -1,0 +1,18 @@
+#pragma once
+/// \file
+/// Matrix products with numpy semantics.
+
+#include "spmd/core/array.h"
+
+namespace spmd {
+
+/// jnp.dot: 1-D x 1-D inner product, 2-D x 2-D matmul, N-D x 1-D sums over the
+/// last axis, N-D x M-D sums over a's last and b's second-to-last axis.
+Array dot(const Array& a, const Array& b);
+/// jnp.matmul / @: batched over leading axes with broadcasting; 1-D operands
+/// are promoted and the added axis removed. Throws ShapeError with both shapes.
+Array matmul(const Array& a, const Array& b);
+/// jnp.outer of the flattened operands.
+Array outer(const Array& a, const Array& b);
+
+}  // namespace spmd

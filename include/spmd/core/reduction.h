@@ -1,0 +1,43 @@
+#pragma once
+/// \file
+/// Reductions over axes (jnp.sum, mean, max, ...). Large reductions run on
+/// oneTBB; the summation order is fixed (pairwise over fixed-size blocks) so
+/// results do not depend on the thread count.
+
+#include <optional>
+#include <vector>
+
+#include "spmd/core/array.h"
+
+namespace spmd {
+
+enum class ReduceOp { kSum, kProd, kMax, kMin, kMean, kAny, kAll, kArgMax, kArgMin, kVar, kStd };
+
+std::string_view op_name(ReduceOp op);
+
+/// Reduces `x` over `axes` (negative allowed; nullopt = all axes).
+/// Result dtypes as jnp: sum/prod of bool -> int32, of ints -> same int;
+/// mean/var/std of ints -> float32; any/all -> bool; argmax/argmin -> int32
+/// (these take at most one axis). max/min of an empty axis throw
+/// InvalidArgument. Duplicate axes throw InvalidArgument.
+Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes = std::nullopt,
+             bool keepdims = false);
+
+inline Array sum(const Array& x, std::optional<std::vector<int>> axes = std::nullopt, bool keepdims = false) {
+  return reduce(ReduceOp::kSum, x, std::move(axes), keepdims);
+}
+inline Array mean(const Array& x, std::optional<std::vector<int>> axes = std::nullopt, bool keepdims = false) {
+  return reduce(ReduceOp::kMean, x, std::move(axes), keepdims);
+}
+inline Array max(const Array& x, std::optional<std::vector<int>> axes = std::nullopt, bool keepdims = false) {
+  return reduce(ReduceOp::kMax, x, std::move(axes), keepdims);
+}
+inline Array min(const Array& x, std::optional<std::vector<int>> axes = std::nullopt, bool keepdims = false) {
+  return reduce(ReduceOp::kMin, x, std::move(axes), keepdims);
+}
+
+/// jnp.cumsum / cumprod along one axis (nullopt = over the flattened array).
+Array cumsum(const Array& x, std::optional<int> axis = std::nullopt);
+Array cumprod(const Array& x, std::optional<int> axis = std::nullopt);
+
+}  // namespace spmd

@@ -1,0 +1,52 @@
+#pragma once
+// A device's memory arena: an allocation domain with a capacity, live and peak
+// byte counts. Buffers hold a shared_ptr to their arena so that arrays which
+// outlive a run (leaked through a side effect) still release correctly.
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "spmd/core/device_id.h"
+
+namespace spmd::detail {
+
+struct ArenaStats {
+  std::size_t capacity = 0;
+  std::size_t live_bytes = 0;
+  std::size_t peak_bytes = 0;
+  std::size_t allocations = 0;  ///< allocations made over the arena's life
+};
+
+class Arena {
+ public:
+  static constexpr std::size_t kUnlimited = ~std::size_t{0};
+
+  Arena(DeviceId device, std::size_t capacity, std::string label);
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
+  /// 64-byte aligned. Throws OutOfMemoryError naming the device, `what`, the
+  /// request, the live bytes and the capacity. Safe from any thread.
+  void* allocate(std::size_t nbytes, std::string_view what);
+  void deallocate(void* p, std::size_t nbytes) noexcept;
+
+  DeviceId device() const { return device_; }
+  const std::string& label() const { return label_; }
+  ArenaStats stats() const;
+
+  /// The arena for arrays created outside any device (unlimited).
+  static const std::shared_ptr<Arena>& host();
+
+ private:
+  DeviceId device_;
+  std::size_t capacity_;
+  std::string label_;
+  std::atomic<std::size_t> live_{0};
+  std::atomic<std::size_t> peak_{0};
+  std::atomic<std::size_t> allocations_{0};
+};
+
+}  // namespace spmd::detail

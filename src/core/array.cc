@@ -1,0 +1,164 @@
+#include "spmd/core/array.h"
+
+#include <cstring>
+
+#include "core/element_access.h"
+#include "core/placement.h"
+#include "spmd/detail/buffer.h"
+#include "spmd/error.h"
+
+namespace spmd {
+
+Array Array::uninitialized(const Shape& shape, DType dtype, std::string_view what) {
+  for (auto d : shape) {
+    if (d < 0) {
+      throw_invalid_argument("ShapeError", std::string(what) + ": negative dimension in shape " + shape_to_string(shape),
+                             "every dimension must be >= 0");
+    }
+  }
+  std::size_t nbytes = static_cast<std::size_t>(num_elements(shape)) * dtype_size(dtype);
+  return Array(detail::Buffer::allocate(nbytes, what), shape, dtype, false);
+}
+
+Array Array::from_raw(const void* data, const Shape& shape, DType dtype) {
+  Array a = uninitialized(shape, dtype, "array from host data");
+  if (a.nbytes() != 0) std::memcpy(a.mutable_raw_data(), data, a.nbytes());
+  return a;
+}
+
+Array Array::from_doubles(std::span<const double> values, const Shape& shape, DType dtype) {
+  if (static_cast<std::int64_t>(values.size()) != num_elements(shape)) {
+    throw_invalid_argument("ShapeError",
+                           "array: " + std::to_string(values.size()) + " values do not fill shape " +
+                               shape_to_string(shape),
+                           "give exactly as many values as the shape's element count");
+  }
+  Array a = uninitialized(shape, dtype, "array from host data");
+  for (std::size_t i = 0; i < values.size(); ++i) detail::store_double(a, static_cast<std::int64_t>(i), values[i]);
+  return a;
+}
+
+Array Array::from_int64s(std::span<const std::int64_t> values, const Shape& shape, DType dtype) {
+  if (static_cast<std::int64_t>(values.size()) != num_elements(shape)) {
+    throw_invalid_argument("ShapeError",
+                           "array: " + std::to_string(values.size()) + " values do not fill shape " +
+                               shape_to_string(shape),
+                           "give exactly as many values as the shape's element count");
+  }
+  Array a = uninitialized(shape, dtype, "array from host data");
+  for (std::size_t i = 0; i < values.size(); ++i) detail::store_int64(a, static_cast<std::int64_t>(i), values[i]);
+  return a;
+}
+
+Array Array::from_bools(std::span<const bool> values, const Shape& shape) {
+  std::vector<std::int64_t> ints(values.begin(), values.end());
+  return from_int64s(ints, shape, DType::kBool);
+}
+
+Array Array::scalar(double value, DType dtype, bool weak) {
+  Array a = uninitialized({}, dtype, "scalar");
+  detail::store_double(a, 0, value);
+  a.weak_ = weak;
+  return a;
+}
+
+Array Array::scalar_int(std::int64_t value, DType dtype, bool weak) {
+  Array a = uninitialized({}, dtype, "scalar");
+  detail::store_int64(a, 0, value);
+  a.weak_ = weak;
+  return a;
+}
+
+void Array::require_valid(std::string_view what) const {
+  if (!buffer_) {
+    throw_invalid_argument("InvalidArgument", "Array::" + std::string(what) + " called on a null Array",
+                           "a default-constructed Array holds no data; create one with zeros(), arange(), ...");
+  }
+}
+
+DType Array::dtype() const {
+  require_valid("dtype");
+  return dtype_;
+}
+const Shape& Array::shape() const {
+  require_valid("shape");
+  return shape_;
+}
+std::int64_t Array::size() const { return num_elements(shape()); }
+std::size_t Array::nbytes() const { return static_cast<std::size_t>(size()) * dtype_size(dtype()); }
+DeviceId Array::device() const {
+  require_valid("device");
+  return buffer_->device();
+}
+
+Array Array::with_weak_type(bool weak) const {
+  require_valid("with_weak_type");
+  Array a = *this;
+  a.weak_ = weak;
+  return a;
+}
+
+Array Array::reshaped_view(const Shape& shape) const {
+  require_valid("reshaped_view");
+  if (num_elements(shape) != size()) {
+    throw_invalid_argument("ShapeError",
+                           "reshape: cannot view " + shape_to_string(shape_) + " as " + shape_to_string(shape),
+                           "the element counts must match");
+  }
+  return Array(buffer_, shape, dtype_, weak_);
+}
+
+const void* Array::raw_data() const {
+  require_valid("raw_data");
+  return buffer_->data();
+}
+void* Array::mutable_raw_data() {
+  require_valid("mutable_raw_data");
+  return buffer_->data();
+}
+
+double Array::element_as_double(std::int64_t flat) const { return detail::load_double(*this, flat); }
+std::int64_t Array::element_as_int64(std::int64_t flat) const { return detail::load_int64(*this, flat); }
+bool Array::element_as_bool(std::int64_t flat) const { return detail::load_double(*this, flat) != 0.0; }
+
+std::vector<double> Array::to_doubles() const {
+  std::vector<double> out(static_cast<std::size_t>(size()));
+  for (std::int64_t i = 0; i < size(); ++i) out[static_cast<std::size_t>(i)] = detail::load_double(*this, i);
+  return out;
+}
+
+std::vector<std::int64_t> Array::to_int64s() const {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(size()));
+  for (std::int64_t i = 0; i < size(); ++i) out[static_cast<std::size_t>(i)] = detail::load_int64(*this, i);
+  return out;
+}
+
+bool Array::identical(const Array& other) const {
+  if (!valid() || !other.valid()) return valid() == other.valid();
+  if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
+  return nbytes() == 0 || std::memcmp(raw_data(), other.raw_data(), nbytes()) == 0;
+}
+
+std::string Array::abstract_type() const { return spmd::abstract_type(dtype(), shape()); }
+
+void check_placement(const Array& a, std::string_view op) {
+  DeviceId owner = a.device();
+  if (owner == kHost) return;
+  DeviceId here = detail::current_placement()->device;
+  if (owner == here) return;
+  std::string where = here == kHost ? "on the host" : "on device " + std::to_string(here);
+  Report r = make_report(
+      "DeviceOwnershipError",
+      std::string(op) + ": array " + a.abstract_type() + " lives on device " + std::to_string(owner) +
+          " but is used " + where,
+      here == kHost
+          ? "a value computed inside the pmap-ed function escaped it (a side effect such as appending to "
+            "an outer list, or a global); return it from the function instead"
+          : "devices cannot read each other's memory; move data with a collective (all_gather, ppermute) or "
+            "pass it as a pmap argument (in_axes=None replicates it)");
+  r.device = here;
+  r.op = std::string(op);
+  throw InvalidArgument(std::move(r));
+}
+
+}  // namespace spmd

@@ -1,0 +1,149 @@
+#include "spmd/report.h"
+
+#include <algorithm>
+
+#include "spmd/util/json.h"
+
+namespace spmd {
+
+namespace {
+
+void render_table(const ReportTable& t, std::string& out, const std::string& indent) {
+  std::vector<std::size_t> width(t.columns.size(), 0);
+  for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
+  for (const auto& row : t.rows) {
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s = indent;
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      std::string cell = c < cells.size() ? cells[c] : "";
+      s += cell;
+      if (c + 1 < width.size()) s.append(width[c] - cell.size() + 2, ' ');
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out += s + "\n";
+  };
+  line(t.columns);
+  for (const auto& row : t.rows) line(row);
+}
+
+Json loc_json(const SourceLoc& loc) {
+  if (!loc.valid()) return Json();
+  Json j = Json::object();
+  j.set("file", loc.file);
+  j.set("line", static_cast<std::int64_t>(loc.line));
+  j.set("column", static_cast<std::int64_t>(loc.column));
+  return j;
+}
+
+}  // namespace
+
+std::string Report::to_text() const {
+  std::string out = "error[" + kind + "]: " + message + "\n";
+  if (where.valid()) {
+    out += "  --> " + where.to_string() + "\n";
+    if (!source_line.empty()) {
+      std::string num = std::to_string(where.line);
+      std::string pad(num.size(), ' ');
+      out += "   " + pad + " |\n";
+      out += "   " + num + " | " + source_line + "\n";
+      if (where.column > 0) out += "   " + pad + " | " + std::string(where.column - 1, ' ') + "^\n";
+    }
+  }
+  if (device >= 0) out += "  device: " + std::to_string(device) + "\n";
+  for (const auto& d : details) out += "  " + d + "\n";
+  if (!table.empty()) {
+    out += "\n";
+    render_table(table, out, "    ");
+  }
+  if (!devices.empty()) {
+    out += "\n  devices:\n";
+    ReportTable t;
+    t.columns = {"device", "state", "at", "where", "collectives"};
+    for (const auto& d : devices) {
+      t.rows.push_back({d.label.empty() ? std::to_string(d.device) : d.label, d.state, d.detail,
+                        d.loc.valid() ? d.loc.to_string() : "", std::to_string(d.collectives_done)});
+    }
+    render_table(t, out, "    ");
+    bool any_recent = std::any_of(devices.begin(), devices.end(), [](const auto& d) { return !d.recent.empty(); });
+    if (any_recent) {
+      out += "\n  last events:\n";
+      for (const auto& d : devices) {
+        if (d.recent.empty()) continue;
+        out += "    " + (d.label.empty() ? "device " + std::to_string(d.device) : d.label) + ":\n";
+        for (const auto& e : d.recent) out += "      " + e + "\n";
+      }
+    }
+  }
+  if (!divergence.empty()) {
+    out += "\n  divergence:\n";
+    if (divergence.decision_loc.valid()) out += "    first differing decision: " + divergence.decision_summary + "\n";
+    if (divergence.collective_index >= 0) {
+      out += "    first differing collective: " + divergence.collective_summary + "\n";
+    }
+  }
+  if (!hint.empty()) out += "\n  hint: " + hint + "\n";
+  if (!repro.empty()) out += "  reproduce: " + repro + "\n";
+  return out;
+}
+
+Json Report::to_json() const {
+  Json j = Json::object();
+  j.set("kind", kind);
+  j.set("message", message);
+  if (!details.empty()) {
+    Json d = Json::array();
+    for (const auto& s : details) d.push(s);
+    j.set("details", std::move(d));
+  }
+  j.set("hint", hint);
+  j.set("where", loc_json(where));
+  if (!source_line.empty()) j.set("source_line", source_line);
+  j.set("device", device >= 0 ? Json(device) : Json());
+  if (!op.empty()) j.set("op", op);
+  if (!axis.empty()) j.set("axis", axis);
+  if (!table.empty()) {
+    Json t = Json::object();
+    Json cols = Json::array();
+    for (const auto& c : table.columns) cols.push(c);
+    t.set("columns", std::move(cols));
+    Json rows = Json::array();
+    for (const auto& row : table.rows) {
+      Json r = Json::array();
+      for (const auto& cell : row) r.push(cell);
+      rows.push(std::move(r));
+    }
+    t.set("rows", std::move(rows));
+    j.set("table", std::move(t));
+  }
+  if (!devices.empty()) {
+    Json ds = Json::array();
+    for (const auto& d : devices) {
+      Json dj = Json::object();
+      dj.set("id", d.device);
+      dj.set("label", d.label);
+      dj.set("state", d.state);
+      dj.set("detail", d.detail);
+      dj.set("where", loc_json(d.loc));
+      dj.set("collectives_done", d.collectives_done);
+      Json recent = Json::array();
+      for (const auto& e : d.recent) recent.push(e);
+      dj.set("recent_events", std::move(recent));
+      ds.push(std::move(dj));
+    }
+    j.set("devices", std::move(ds));
+  }
+  if (!divergence.empty()) {
+    Json dv = Json::object();
+    dv.set("collective_index", divergence.collective_index);
+    dv.set("collective", divergence.collective_summary);
+    dv.set("decision_where", loc_json(divergence.decision_loc));
+    dv.set("decision", divergence.decision_summary);
+    j.set("divergence", std::move(dv));
+  }
+  if (!repro.empty()) j.set("repro", repro);
+  return j;
+}
+
+}  // namespace spmd

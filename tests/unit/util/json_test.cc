@@ -1,0 +1,35 @@
+#include <catch2/catch.hpp>
+
+#include "spmd/error.h"
+#include "spmd/util/json.h"
+
+using namespace spmd;
+
+TEST_CASE("util::Json: dump and parse round-trip", "[json]") {
+  Json j = Json::object();
+  j.set("a", 1);
+  j.set("b", "x\"y\n");
+  Json arr = Json::array();
+  arr.push(true);
+  arr.push(Json());
+  arr.push(2.5);
+  j.set("c", arr);
+  std::string s = j.dump();
+  REQUIRE(s == R"({"a":1,"b":"x\"y\n","c":[true,null,2.5]})");
+  REQUIRE(Json::parse(s) == j);
+  REQUIRE(Json::parse("\"\\u00e9\"").as_string() == "\xc3\xa9");
+}
+
+TEST_CASE("util::Json: malformed input names line and column", "[json]") {
+  try {
+    Json::parse("{\n  \"a\": 1,\n  \"b\" 2\n}", "t.json");
+    FAIL("no exception");
+  } catch (const SyntaxError& e) {
+    REQUIRE(e.report().where.line == 3);
+    REQUIRE(e.report().where.column == 7);
+    REQUIRE(e.report().message == "t.json:3:7: invalid JSON: expected ':' after the key");
+    REQUIRE(e.report().source_line == "  \"b\" 2");
+  }
+  REQUIRE_THROWS_AS(Json::parse("[1,"), SyntaxError);
+  REQUIRE_THROWS_AS(Json::parse(std::string(1000, '[')), SyntaxError);
+}
