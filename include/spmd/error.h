@@ -22,6 +22,7 @@
 ///   `- BackendError          CUDA / NCCL reported a failure
 
 #include <stdexcept>
+#include <string_view>
 #include <string>
 
 #include "spmd/report.h"
@@ -32,10 +33,19 @@ class Error : public std::runtime_error {
  public:
   explicit Error(Report report);
   const Report& report() const noexcept { return report_; }
+  /// For layers that add context on the way out (the scenario interpreter sets
+  /// `where` and `source_line`), then rethrow with `throw;`.
+  Report& mutable_report() noexcept {
+    text_.clear();
+    return report_;
+  }
   const std::string& kind() const noexcept { return report_.kind; }
+  /// The text rendering of the report (rendered on first use).
+  const char* what() const noexcept override;
 
  private:
   Report report_;
+  mutable std::string text_;
 };
 
 #define SPMD_DECLARE_ERROR(Name, Base)                 \

@@ -2,7 +2,16 @@
 
 namespace spmd {
 
-Error::Error(Report report) : std::runtime_error(report.to_text()), report_(std::move(report)) {}
+Error::Error(Report report) : std::runtime_error(report.message), report_(std::move(report)) {}
+
+const char* Error::what() const noexcept {
+  try {
+    if (text_.empty()) text_ = report_.to_text();
+    return text_.c_str();
+  } catch (...) {
+    return std::runtime_error::what();
+  }
+}
 
 Report make_report(std::string kind, std::string message, std::string hint) {
   Report r;

@@ -1,0 +1,55 @@
+#pragma once
+/// \file
+/// The calling device: its id, its position on every bound axis, and hooks the
+/// scenario interpreter (or any front end) uses to annotate what it runs.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spmd/core/device_id.h"
+#include "spmd/source_loc.h"
+
+namespace spmd {
+
+/// One bound mapped axis as seen from a device.
+struct AxisBinding {
+  std::string name;
+  int index = 0;  ///< this device's position on the axis
+  int size = 0;
+};
+
+struct DeviceInfo {
+  DeviceId id = kHost;
+  std::string label;                ///< "device 3 (i=1, j=1)"
+  std::vector<AxisBinding> axes;    ///< outermost first
+  /// Index of this device within the innermost pmap (0-based, row-major over
+  /// the axes that pmap bound); 0 for the first device of each pmap.
+  int index_in_pmap = 0;
+};
+
+/// True when called from a device function (inside pmap).
+bool in_device();
+/// The calling device; throws InvalidArgument when called on the host.
+DeviceInfo current_device();
+
+/// Front ends call this before each statement so events and errors carry the
+/// user's line (e.g. the scenario's file:line) instead of the C++ call site.
+void set_current_location(SourceLoc loc);
+/// The location set above (invalid on the host or before any call).
+SourceLoc current_location();
+
+/// Records a control-flow decision on the calling device: the outcome of a
+/// lax.cond/switch (branch index), a while_loop test, a loop's trip count.
+/// Deadlock and mismatch reports name the first decision whose outcome
+/// differed between devices. `what` is e.g. "lax.cond". No-op on the host.
+void record_decision(std::string_view what, std::int64_t outcome, SourceLoc loc);
+
+/// Counts `n` interpreter steps against RuntimeOptions::step_budget and lets
+/// other devices run now and then; throws BudgetExceeded when over, and
+/// unwinds the device when the run was stopped elsewhere. No-op on the host.
+void count_steps(std::uint64_t n = 1);
+
+}  // namespace spmd

@@ -1,0 +1,87 @@
+#pragma once
+/// \file
+/// Runtime: the device pool, its backend and the options of every run on it.
+///
+///   spmd::Runtime rt({.devices = 8});
+///   auto out = rt.pmap(fn, {x, y}, {.axis_name = "i", .in_axes = {0, spmd::kReplicated}});
+///
+/// A Runtime runs one top-level pmap at a time (calls from several host
+/// threads are serialised). Nested pmaps run inside a device of the current run.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spmd/core/array.h"
+#include "spmd/pmap/pmap_options.h"
+#include "spmd/trace/observer.h"
+
+namespace spmd {
+
+struct DebugPrint;
+struct BreakpointStop;
+
+/// Receives debug prints in deterministic order (see debug_print.h).
+using PrintSink = std::function<void(const DebugPrint&)>;
+/// Called once when every live device is stopped and some are at a breakpoint;
+/// the devices at the breakpoint resume when it returns.
+using BreakpointHandler = std::function<void(std::span<const BreakpointStop>)>;
+
+struct RuntimeOptions {
+  int devices = 8;                ///< virtual devices available (jax.device_count())
+  int threads = 1;                ///< OS threads the device fibers run on
+  std::uint64_t seed = 0;         ///< schedule seed; with threads == 1 a run is reproducible
+  std::size_t arena_capacity = std::size_t{16} << 30;  ///< bytes per device arena
+  std::size_t fiber_stack_size = std::size_t{256} << 10;
+  std::string backend = "sim";    ///< "sim" or "cuda"
+  std::uint64_t step_budget = 0;  ///< max interpreter steps per device (0 = unlimited)
+  double time_budget_s = 0;       ///< wall-clock budget for a run (0 = unlimited)
+  std::size_t recent_events = 8;  ///< events kept per device for reports
+  bool deterministic = false;     ///< no timestamps in events
+  std::vector<std::shared_ptr<Observer>> observers;
+  PrintSink print_sink;           ///< default: stdout, "[device 3] text"
+  BreakpointHandler breakpoint_handler;  ///< default: print every device's values, continue
+  std::string repro;              ///< command that reproduces a run, shown in reports
+};
+
+/// Per-device memory figures.
+struct ArenaUsage {
+  std::size_t capacity = 0;
+  std::size_t live_bytes = 0;
+  std::size_t peak_bytes = 0;
+};
+
+/// The function a device runs: its shard of each argument in, its outputs out.
+using DeviceFn = std::function<std::vector<Array>(std::span<const Array> args)>;
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const RuntimeOptions& options() const;
+  int device_count() const;
+  const std::string& backend_name() const;
+
+  /// Maps `fn` over devices (see pmap.h for the semantics). Blocks until every
+  /// device finished; throws the run's first error (DeadlockError,
+  /// CollectiveMismatch, DeviceError, ...), after every device stopped.
+  std::vector<Array> pmap(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options);
+
+  ArenaUsage arena_usage(DeviceId device) const;
+
+  /// Backends compiled into this build, e.g. {"sim", "cuda"}.
+  static std::vector<std::string> available_backends();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace spmd

@@ -1,0 +1,25 @@
+#pragma once
+/// \file
+/// Umbrella header: the whole public API.
+
+#include "spmd/collectives/all_gather.h"
+#include "spmd/collectives/all_to_all.h"
+#include "spmd/collectives/axis_index.h"
+#include "spmd/collectives/barrier.h"
+#include "spmd/collectives/ppermute.h"
+#include "spmd/collectives/psum_scatter.h"
+#include "spmd/collectives/reduce.h"
+#include "spmd/config.h"
+#include "spmd/core/array.h"
+#include "spmd/core/creation.h"
+#include "spmd/core/elementwise.h"
+#include "spmd/core/format.h"
+#include "spmd/core/layout.h"
+#include "spmd/core/linalg.h"
+#include "spmd/core/reduction.h"
+#include "spmd/debug/breakpoint.h"
+#include "spmd/debug/debug_print.h"
+#include "spmd/error.h"
+#include "spmd/pmap/pmap.h"
+#include "spmd/runtime/device.h"
+#include "spmd/runtime/runtime.h"
