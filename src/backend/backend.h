@@ -1,0 +1,64 @@
+#pragma once
+// The narrow interface between the runtime and an execution backend
+// (simulated fibers, or CUDA host threads). Above this line nothing knows how
+// devices run; below it nothing knows about pmap or reports.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spmd/core/device_id.h"
+
+namespace spmd::detail {
+
+class Arena;
+class DeviceContext;
+class Run;
+struct CollectiveCall;
+
+/// Blocks one device until another device wakes it. Used under the Run's
+/// mutex: park() releases `lock` while waiting and re-acquires it.
+class Parker {
+ public:
+  virtual ~Parker() = default;
+  /// Waits until `ready()` (evaluated under `lock`) is true.
+  virtual void park(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) = 0;
+  /// Wakes the parked device; call after making its `ready()` true, under the lock.
+  virtual void unpark() = 0;
+};
+
+using DeviceBody = std::function<void(DeviceContext&)>;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  /// Devices this backend can run at most (virtual devices: the configured count).
+  virtual int device_count() const = 0;
+  virtual std::shared_ptr<Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) = 0;
+  virtual std::unique_ptr<Parker> make_parker() = 0;
+  /// Runs `body` once per context, each as its own device, and returns when
+  /// all have finished (with or without error: errors are recorded in the Run,
+  /// never thrown out of launch). Called on the host for a top-level pmap and
+  /// from a device for a nested one; the caller is then accounted as waiting.
+  virtual void launch(Run& run, std::span<DeviceContext* const> devices, const DeviceBody& body) = 0;
+  /// Lets other devices run (fairness for long computations without collectives).
+  virtual void yield() = 0;
+  /// Moves data for a collective whose members all arrived with matching
+  /// signatures: fills call.outputs of every member. Runs on the last arriving
+  /// device, without the Run's lock.
+  virtual void execute(CollectiveCall& call) = 0;
+};
+
+/// "sim" always; "cuda" when compiled in. Throws BackendUnavailable otherwise,
+/// listing the valid names.
+std::unique_ptr<Backend> create_backend(std::string_view name, int devices, int threads, std::uint64_t seed,
+                                        std::size_t fiber_stack_size);
+std::vector<std::string> compiled_backends();
+
+}  // namespace spmd::detail

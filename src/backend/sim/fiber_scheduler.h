@@ -1,0 +1,75 @@
+#pragma once
+// Scheduling policies for device fibers, as Boost.Fiber algorithms.
+//
+// Both keep, per fiber, the Placement of the device it runs as, and install it
+// in pick_next(): the thread-local placement always names the running fiber's
+// device, also after a fiber migrates to another thread.
+//
+//  * SeededScheduler: one thread, deterministic. Seed 0 runs ready fibers in
+//    FIFO order; any other seed picks the next fiber pseudo-randomly from that
+//    seed, to explore other interleavings reproducibly.
+//  * SharedScheduler: several threads share one ready queue (fibers migrate);
+//    threads with nothing to run sleep on a shared condition variable.
+
+#include <boost/fiber/algo/algorithm.hpp>
+#include <boost/fiber/context.hpp>
+#include <boost/fiber/properties.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "core/placement.h"
+
+namespace spmd::sim {
+
+class DeviceProps : public boost::fibers::fiber_properties {
+ public:
+  explicit DeviceProps(boost::fibers::context* ctx) : fiber_properties(ctx) {}
+  const detail::Placement* placement = nullptr;  // null: a host (main/dispatcher) fiber
+};
+
+class SeededScheduler : public boost::fibers::algo::algorithm_with_properties<DeviceProps> {
+ public:
+  explicit SeededScheduler(std::uint64_t seed) : seed_(seed), state_(seed * 0x9e3779b97f4a7c15ull + 1) {}
+  void awakened(boost::fibers::context* ctx, DeviceProps& props) noexcept override;
+  boost::fibers::context* pick_next() noexcept override;
+  bool has_ready_fibers() const noexcept override { return !ready_.empty(); }
+  void suspend_until(std::chrono::steady_clock::time_point const& tp) noexcept override;
+  void notify() noexcept override;
+
+ private:
+  std::uint64_t next_random();
+  std::uint64_t seed_;
+  std::uint64_t state_;
+  std::deque<boost::fibers::context*> ready_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool notified_ = false;
+};
+
+/// The queue and sleep state shared by the threads of one run.
+struct SharedQueue {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<boost::fibers::context*> ready;
+  std::uint64_t wakeups = 0;  // bumped by notify(): sleepers re-check their queues
+};
+
+class SharedScheduler : public boost::fibers::algo::algorithm_with_properties<DeviceProps> {
+ public:
+  explicit SharedScheduler(SharedQueue& shared) : shared_(shared) {}
+  void awakened(boost::fibers::context* ctx, DeviceProps& props) noexcept override;
+  boost::fibers::context* pick_next() noexcept override;
+  bool has_ready_fibers() const noexcept override;
+  void suspend_until(std::chrono::steady_clock::time_point const& tp) noexcept override;
+  void notify() noexcept override;
+
+ private:
+  SharedQueue& shared_;
+  std::deque<boost::fibers::context*> pinned_;  // main and dispatcher fibers never migrate
+};
+
+}  // namespace spmd::sim

@@ -1,0 +1,129 @@
+#include "backend/sim/sim_backend.h"
+
+#include <boost/fiber/all.hpp>
+
+#include <thread>
+
+#include "backend/sim/fiber_scheduler.h"
+#include "backend/sim/stack_pool.h"
+#include "collectives/data_plane.h"
+#include "core/arena.h"
+#include "runtime/device_context.h"
+#include "runtime/run.h"
+
+namespace spmd::sim {
+
+namespace {
+
+class FiberParker final : public detail::Parker {
+ public:
+  void park(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) override {
+    while (!ready()) cv_.wait(lock);
+  }
+  void unpark() override { cv_.notify_one(); }
+
+ private:
+  boost::fibers::condition_variable_any cv_;
+};
+
+// The body of every device fiber.
+void device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::DeviceBody& body) {
+  boost::this_fiber::properties<DeviceProps>().placement = &ctx.placement;
+  detail::set_current_placement(&ctx.placement);
+  run.device_started(ctx);
+  try {
+    body(ctx);
+    run.device_finished(ctx);
+  } catch (...) {
+    run.device_ended_with(ctx, std::current_exception());
+  }
+}
+
+}  // namespace
+
+SimBackend::SimBackend(int devices, int threads, std::uint64_t seed, std::size_t stack_size)
+    : devices_(devices), threads_(std::max(1, threads)), seed_(seed), stack_size_(stack_size) {}
+
+SimBackend::~SimBackend() = default;
+
+std::shared_ptr<detail::Arena> SimBackend::make_arena(DeviceId device, std::size_t capacity, std::string label) {
+  return std::make_shared<detail::Arena>(device, capacity, std::move(label));
+}
+
+std::unique_ptr<detail::Parker> SimBackend::make_parker() { return std::make_unique<FiberParker>(); }
+
+void SimBackend::yield() { boost::this_fiber::yield(); }
+
+void SimBackend::execute(detail::CollectiveCall& call) { detail::execute_on_host(call); }
+
+void SimBackend::launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+                        const detail::DeviceBody& body) {
+  if (detail::current_context() != nullptr) {
+    launch_nested(run, devices, body);
+  } else {
+    launch_top_level(run, devices, body);
+  }
+}
+
+void SimBackend::launch_nested(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+                               const detail::DeviceBody& body) {
+  std::vector<boost::fibers::fiber> fibers;
+  fibers.reserve(devices.size());
+  for (detail::DeviceContext* ctx : devices) {
+    fibers.emplace_back(boost::fibers::launch::post, std::allocator_arg, PooledStack(stacks_.get()),
+                        [&run, ctx, &body] { device_main(run, *ctx, body); });
+  }
+  for (auto& f : fibers) f.join();
+}
+
+void SimBackend::launch_top_level(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+                                  const detail::DeviceBody& body) {
+  stacks_ = std::make_unique<StackPool>(stack_size_);
+  // Fresh threads per run: each installs a fresh scheduler, so runs do not
+  // inherit scheduling state and a single-threaded run is reproducible.
+  SharedQueue shared;
+  std::mutex done_mu;
+  boost::fibers::condition_variable_any done_cv;  // fiber-aware: helpers keep scheduling while they wait
+  bool done = false;
+  std::exception_ptr launch_error;
+
+  auto install = [&] {
+    if (threads_ == 1) {
+      boost::fibers::use_scheduling_algorithm<SeededScheduler>(seed_);
+    } else {
+      boost::fibers::use_scheduling_algorithm<SharedScheduler>(shared);
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] {
+    install();
+    try {
+      std::vector<boost::fibers::fiber> fibers;
+      fibers.reserve(devices.size());
+      for (detail::DeviceContext* ctx : devices) {
+        fibers.emplace_back(boost::fibers::launch::post, std::allocator_arg, PooledStack(stacks_.get()),
+                            [&run, ctx, &body] { device_main(run, *ctx, body); });
+      }
+      for (auto& f : fibers) f.join();
+    } catch (...) {
+      launch_error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(done_mu);
+      done = true;
+    }
+    done_cv.notify_all();
+  });
+  for (int t = 1; t < threads_; ++t) {
+    threads.emplace_back([&] {
+      install();
+      std::unique_lock<std::mutex> lock(done_mu);
+      done_cv.wait(lock, [&] { return done; });
+    });
+  }
+  for (auto& t : threads) t.join();
+  stacks_.reset();
+  if (launch_error) std::rethrow_exception(launch_error);
+}
+
+}  // namespace spmd::sim

@@ -1,0 +1,41 @@
+#pragma once
+// The simulator: every device is a Boost.Fiber fiber with its own arena,
+// scheduled over `threads` OS threads; collectives move host memory.
+
+#include <cstdint>
+#include <memory>
+
+#include "backend/backend.h"
+
+namespace spmd::sim {
+
+class StackPool;
+
+class SimBackend final : public detail::Backend {
+ public:
+  SimBackend(int devices, int threads, std::uint64_t seed, std::size_t stack_size);
+  ~SimBackend() override;
+
+  std::string_view name() const override { return "sim"; }
+  int device_count() const override { return devices_; }
+  std::shared_ptr<detail::Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) override;
+  std::unique_ptr<detail::Parker> make_parker() override;
+  void launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+              const detail::DeviceBody& body) override;
+  void yield() override;
+  void execute(detail::CollectiveCall& call) override;
+
+ private:
+  void launch_top_level(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+                        const detail::DeviceBody& body);
+  void launch_nested(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+                     const detail::DeviceBody& body);
+
+  int devices_;
+  int threads_;
+  std::uint64_t seed_;
+  std::size_t stack_size_;
+  std::unique_ptr<StackPool> stacks_;  // of the run in progress
+};
+
+}  // namespace spmd::sim

@@ -1,0 +1,228 @@
+// The public collectives: validate what can be checked locally (as JAX does
+// while tracing), build the signature, and meet the other members.
+
+#include <algorithm>
+#include <set>
+
+#include "collectives/data_plane.h"
+#include "rendezvous/rendezvous.h"
+#include "runtime/device_context.h"
+#include "spmd/collectives/all_gather.h"
+#include "spmd/collectives/all_to_all.h"
+#include "spmd/collectives/axis_index.h"
+#include "spmd/collectives/barrier.h"
+#include "spmd/collectives/ppermute.h"
+#include "spmd/collectives/psum_scatter.h"
+#include "spmd/collectives/reduce.h"
+#include "spmd/error.h"
+
+namespace spmd {
+
+namespace detail {
+namespace {
+
+[[noreturn]] void invalid(const DeviceContext& ctx, CollectiveKind kind, const CollectiveSignature& sig,
+                          std::string message, std::string hint) {
+  Report r = make_report("InvalidArgument", std::string(collective_name(kind)) + ": " + message, std::move(hint));
+  r.device = ctx.device;
+  r.where = sig.loc;
+  r.op = std::string(collective_name(kind));
+  r.axis = AxisSet(sig.axes).to_string();
+  throw InvalidArgument(std::move(r));
+}
+
+DeviceContext& enter(const CollectiveSignature& sig) {
+  DeviceContext* ctx = current_context();
+  resolve_axes(ctx, sig.axes, collective_name(sig.kind), sig.loc);  // throws on the host
+  return *ctx;
+}
+
+void check_groups(const DeviceContext& ctx, const CollectiveSignature& sig, int n) {
+  if (sig.groups.empty()) return;
+  std::set<int> seen;
+  std::size_t size = sig.groups[0].size();
+  for (const auto& g : sig.groups) {
+    if (g.size() != size) {
+      invalid(ctx, sig.kind, sig, "axis_index_groups must all have the same size (" + sig.params() + ")",
+              "split the " + std::to_string(n) + " indices into groups of equal size");
+    }
+    for (int i : g) {
+      if (i < 0 || i >= n || !seen.insert(i).second) {
+        invalid(ctx, sig.kind, sig,
+                "axis_index_groups must contain each index 0.." + std::to_string(n - 1) + " exactly once (" +
+                    sig.params() + ")",
+                "list every device index of the axis in exactly one group");
+      }
+    }
+  }
+  if (static_cast<int>(seen.size()) != n) {
+    invalid(ctx, sig.kind, sig,
+            "axis_index_groups cover " + std::to_string(seen.size()) + " of the " + std::to_string(n) + " indices",
+            "list every device index of the axis in exactly one group");
+  }
+}
+
+int group_size(const DeviceContext& ctx, const CollectiveSignature& sig) {
+  int n = axis_position(ctx, sig.axes).size;
+  check_groups(ctx, sig, n);
+  return sig.groups.empty() ? n : static_cast<int>(sig.groups[0].size());
+}
+
+CollectiveSignature signature(CollectiveKind kind, const AxisSet& axes, std::span<const Array> xs,
+                              const AxisIndexGroups& groups, SourceLoc loc) {
+  CollectiveSignature sig;
+  sig.kind = kind;
+  sig.axes = axes.names;
+  sig.groups = groups;
+  sig.loc = loc;
+  for (const Array& x : xs) {
+    check_placement(x, collective_name(kind));
+    sig.operands.push_back({x.dtype(), x.shape()});
+  }
+  return sig;
+}
+
+std::vector<Array> reduction(CollectiveKind kind, std::span<const Array> xs, const AxisSet& axes,
+                             const AxisIndexGroups& groups, SourceLoc loc) {
+  CollectiveSignature sig = signature(kind, axes, xs, groups, loc);
+  DeviceContext& ctx = enter(sig);
+  group_size(ctx, sig);
+  std::vector<Array> out = run_collective(ctx, std::move(sig), xs);
+  // Python scalars stay weakly typed through a reduction, as in JAX.
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (xs[i].weak_type()) out[i] = out[i].with_weak_type(true);
+  }
+  return out;
+}
+
+int normalize(const DeviceContext& ctx, const CollectiveSignature& sig, int axis, int rank, const char* what) {
+  if (axis < -rank || axis >= rank) {
+    invalid(ctx, sig.kind, sig,
+            std::string(what) + "=" + std::to_string(axis) + " is out of bounds for operand " +
+                sig.operand_types() + (rank == 0 ? " (a scalar has no axes)" : ""),
+            rank == 0 ? "collectives that split or stack need an operand with at least one axis"
+                      : "valid values are " + std::to_string(-rank) + ".." + std::to_string(rank - 1));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::CollectiveSignature;
+
+#define SPMD_DEFINE_REDUCTION(name, kind)                                                                    \
+  Array name(const Array& x, const AxisSet& axes, const AxisIndexGroups& groups, SourceLoc loc) {           \
+    return detail::reduction(kind, std::span<const Array>(&x, 1), axes, groups, loc)[0];                    \
+  }                                                                                                          \
+  std::vector<Array> name(std::span<const Array> xs, const AxisSet& axes, const AxisIndexGroups& groups,    \
+                          SourceLoc loc) {                                                                   \
+    return detail::reduction(kind, xs, axes, groups, loc);                                                   \
+  }
+
+SPMD_DEFINE_REDUCTION(psum, CollectiveKind::kPsum)
+SPMD_DEFINE_REDUCTION(pmean, CollectiveKind::kPmean)
+SPMD_DEFINE_REDUCTION(pmax, CollectiveKind::kPmax)
+SPMD_DEFINE_REDUCTION(pmin, CollectiveKind::kPmin)
+
+#undef SPMD_DEFINE_REDUCTION
+
+Array all_gather(const Array& x, const AxisSet& axes, int axis, bool tiled, const AxisIndexGroups& groups,
+                 SourceLoc loc) {
+  CollectiveSignature sig = detail::signature(CollectiveKind::kAllGather, axes, std::span<const Array>(&x, 1), groups, loc);
+  detail::DeviceContext& ctx = detail::enter(sig);
+  detail::group_size(ctx, sig);
+  sig.tiled = tiled;
+  // Untiled inserts a new axis: positions 0..rank are valid.
+  sig.axis = detail::normalize(ctx, sig, axis, x.ndim() + (tiled ? 0 : 1), "axis");
+  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+}
+
+Array psum_scatter(const Array& x, const AxisSet& axes, int scatter_dimension, bool tiled,
+                   const AxisIndexGroups& groups, SourceLoc loc) {
+  CollectiveSignature sig = detail::signature(CollectiveKind::kPsumScatter, axes, std::span<const Array>(&x, 1), groups, loc);
+  detail::DeviceContext& ctx = detail::enter(sig);
+  int n = detail::group_size(ctx, sig);
+  sig.tiled = tiled;
+  sig.axis = detail::normalize(ctx, sig, scatter_dimension, x.ndim(), "scatter_dimension");
+  std::int64_t dim = x.shape()[static_cast<std::size_t>(sig.axis)];
+  if (!tiled && dim != n) {
+    detail::invalid(ctx, sig.kind, sig,
+                    "scatter_dimension " + std::to_string(sig.axis) + " of " + sig.operand_types() + " has size " +
+                        std::to_string(dim) + " but the group has " + std::to_string(n) + " devices",
+                    "untiled psum_scatter needs that dimension to equal the number of devices; use tiled=True to "
+                    "split a dimension divisible by it");
+  }
+  if (tiled && dim % n != 0) {
+    detail::invalid(ctx, sig.kind, sig,
+                    "scatter_dimension " + std::to_string(sig.axis) + " of " + sig.operand_types() + " has size " +
+                        std::to_string(dim) + ", not divisible by the " + std::to_string(n) + " devices",
+                    "pad or reshape the operand so the scattered dimension is a multiple of the device count");
+  }
+  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+}
+
+Array all_to_all(const Array& x, const AxisSet& axes, int split_axis, int concat_axis, bool tiled,
+                 const AxisIndexGroups& groups, SourceLoc loc) {
+  CollectiveSignature sig = detail::signature(CollectiveKind::kAllToAll, axes, std::span<const Array>(&x, 1), groups, loc);
+  detail::DeviceContext& ctx = detail::enter(sig);
+  int n = detail::group_size(ctx, sig);
+  sig.tiled = tiled;
+  sig.axis = detail::normalize(ctx, sig, split_axis, x.ndim(), "split_axis");
+  // Untiled removes split_axis and inserts a new one: concat_axis ranges over the same rank.
+  sig.concat_axis = detail::normalize(ctx, sig, concat_axis, x.ndim(), "concat_axis");
+  std::int64_t dim = x.shape()[static_cast<std::size_t>(sig.axis)];
+  if ((!tiled && dim != n) || (tiled && dim % n != 0)) {
+    detail::invalid(ctx, sig.kind, sig,
+                    "split_axis " + std::to_string(sig.axis) + " of " + sig.operand_types() + " has size " +
+                        std::to_string(dim) + (tiled ? ", not divisible by " : " but must equal ") + "the " +
+                        std::to_string(n) + " devices of the group",
+                    tiled ? "make the split dimension a multiple of the device count"
+                          : "untiled all_to_all sends one slice of split_axis to each device; use tiled=True to "
+                            "send equal blocks of a longer dimension");
+  }
+  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+}
+
+Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, SourceLoc loc) {
+  CollectiveSignature sig = detail::signature(CollectiveKind::kPpermute, axes, std::span<const Array>(&x, 1), {}, loc);
+  detail::DeviceContext& ctx = detail::enter(sig);
+  int n = detail::group_size(ctx, sig);
+  sig.perm = perm;
+  std::set<int> srcs, dsts;
+  for (auto [s, d] : perm) {
+    if (s < 0 || s >= n || d < 0 || d >= n) {
+      detail::invalid(ctx, sig.kind, sig,
+                      "perm pair (" + std::to_string(s) + ", " + std::to_string(d) + ") is outside 0.." +
+                          std::to_string(n - 1) + " (" + sig.params() + ")",
+                      "indices in perm are positions along the axis, 0 to axis_size - 1");
+    }
+    if (!srcs.insert(s).second || !dsts.insert(d).second) {
+      detail::invalid(ctx, sig.kind, sig,
+                      "perm sources and destinations must each be unique (" + sig.params() + ")",
+                      "each device sends at most once and receives at most once; e.g. a ring is "
+                      "[(i, (i + 1) % n) for i in range(n)]");
+    }
+  }
+  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+}
+
+void barrier(const AxisSet& axes, SourceLoc loc) {
+  CollectiveSignature sig = detail::signature(CollectiveKind::kBarrier, axes, {}, {}, loc);
+  detail::DeviceContext& ctx = detail::enter(sig);
+  detail::run_collective(ctx, std::move(sig), {});
+}
+
+Array axis_index(const AxisSet& axes, SourceLoc loc) {
+  detail::DeviceContext* ctx = detail::current_context();
+  detail::resolve_axes(ctx, axes.names, "axis_index", loc);
+  return Array::scalar_int(detail::axis_position(*ctx, axes.names).index, DType::kInt32);
+}
+
+int axis_size(const AxisSet& axes, SourceLoc loc) {
+  detail::DeviceContext* ctx = detail::current_context();
+  detail::resolve_axes(ctx, axes.names, "axis_size", loc);
+  return detail::axis_position(*ctx, axes.names).size;
+}
+
+}  // namespace spmd

@@ -1,0 +1,61 @@
+#pragma once
+// A communicator is the meeting place of one group of devices for collectives
+// over one set of axes (e.g. all devices with the same 'j' index for a psum
+// over 'i'). Every collective blocks until all members arrive, so a
+// communicator has at most one rendezvous in progress: members arrive at the
+// same position of their sequences by construction, and no sequence number is
+// needed to match them.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rendezvous/collective_signature.h"
+#include "spmd/core/array.h"
+
+namespace spmd::detail {
+
+class DeviceContext;
+
+/// A device parked at a rendezvous; lives on that device's stack.
+struct Arrival {
+  DeviceContext* ctx = nullptr;
+  CollectiveSignature sig;
+  std::span<const Array> inputs;
+  std::vector<Array> outputs;  // filled by the data plane
+  std::int64_t seq = 0;        // the device's collective index
+};
+
+struct Communicator {
+  std::string key;            // identity within the run
+  std::vector<int> reduced;   // env positions the collective runs over
+  int size = 0;               // members
+  std::vector<Arrival*> slots;  // by member position (row-major over `reduced`, env order)
+  int arrived = 0;
+  Arrival* first = nullptr;
+  bool mismatch = false;
+
+  void reset() {
+    std::fill(slots.begin(), slots.end(), nullptr);
+    arrived = 0;
+    first = nullptr;
+    mismatch = false;
+  }
+};
+
+/// One member as the data plane sees it.
+struct CollectiveMember {
+  DeviceContext* ctx;
+  std::span<const Array> inputs;
+  std::vector<Array>* outputs;
+};
+
+/// A matched collective: members ordered by their index along the axes in the
+/// order the caller named them (axis_index order).
+struct CollectiveCall {
+  const CollectiveSignature* sig = nullptr;
+  std::vector<CollectiveMember> members;
+};
+
+}  // namespace spmd::detail

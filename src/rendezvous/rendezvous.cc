@@ -1,0 +1,192 @@
+#include "rendezvous/rendezvous.h"
+
+#include <algorithm>
+
+#include "backend/backend.h"
+#include "rendezvous/communicator.h"
+#include "rendezvous/run_reports.h"
+#include "runtime/device_context.h"
+#include "runtime/run.h"
+#include "spmd/error.h"
+
+namespace spmd::detail {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+namespace {
+
+[[noreturn]] void unbound_axis(const DeviceContext* ctx, const std::string& name, std::string_view op, SourceLoc loc) {
+  Report r;
+  r.kind = "AxisNameError";
+  r.op = std::string(op);
+  r.axis = "'" + name + "'";
+  r.where = loc;
+  if (ctx == nullptr) {
+    r.message = std::string(op) + ": unbound axis name: '" + name + "' (called outside any pmap-ed function)";
+    r.hint = "collectives only work inside a function mapped with pmap(..., axis_name='" + name +
+             "'); on the host no axis is bound";
+    throw AxisNameError(std::move(r));
+  }
+  r.device = ctx->device;
+  std::string bound;
+  const AxisBinding* closest = nullptr;
+  std::size_t best = SIZE_MAX;
+  for (const auto& b : ctx->env) {
+    bound += (bound.empty() ? "'" : ", '") + b.name + "'";
+    std::size_t d = edit_distance(name, b.name);
+    if (d < best) {
+      best = d;
+      closest = &b;
+    }
+  }
+  r.message = std::string(op) + ": unbound axis name: '" + name + "'. The bound axis names are: " +
+              (bound.empty() ? "(none: pmap was called without axis_name)" : bound);
+  if (bound.empty()) {
+    r.hint = "give the pmap an axis name: pmap(f, axis_name='" + name + "')";
+  } else if (closest && best <= std::max<std::size_t>(2, name.size() / 3)) {
+    r.hint = "did you mean '" + closest->name + "'? The name must match pmap(..., axis_name='" + closest->name +
+             "') exactly";
+  } else {
+    r.hint = "use one of the names given to pmap(..., axis_name=...): " + bound;
+  }
+  throw AxisNameError(std::move(r));
+}
+
+}  // namespace
+
+std::uint64_t resolve_axes(const DeviceContext* ctx, const std::vector<std::string>& axes, std::string_view op,
+                           SourceLoc loc) {
+  if (axes.empty()) {
+    Report r = make_report("AxisNameError", std::string(op) + ": no axis name given",
+                           "name the mapped axis: " + std::string(op) + "(x, 'i') with pmap(..., axis_name='i')");
+    r.where = loc;
+    r.op = std::string(op);
+    throw AxisNameError(std::move(r));
+  }
+  std::uint64_t mask = 0;
+  for (const auto& name : axes) {
+    if (ctx == nullptr) unbound_axis(ctx, name, op, loc);
+    auto it = std::find_if(ctx->env.begin(), ctx->env.end(), [&](const AxisBinding& b) { return b.name == name; });
+    if (it == ctx->env.end()) unbound_axis(ctx, name, op, loc);
+    std::uint64_t bit = std::uint64_t{1} << (it - ctx->env.begin());
+    if (mask & bit) {
+      Report r = make_report("AxisNameError", std::string(op) + ": axis '" + name + "' is named twice",
+                             "name each axis once: " + std::string(op) + "(x, ('i', 'j'))");
+      r.where = loc;
+      r.device = ctx->device;
+      throw AxisNameError(std::move(r));
+    }
+    mask |= bit;
+  }
+  return mask;
+}
+
+AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::string>& axes) {
+  AxisPosition p;
+  for (const auto& name : axes) {
+    for (const auto& b : ctx.env) {
+      if (b.name == name) {
+        p.index = p.index * b.size + b.index;
+        p.size *= b.size;
+      }
+    }
+  }
+  return p;
+}
+
+std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, std::span<const Array> inputs) {
+  Run& run = ctx.run;
+  std::uint64_t mask = resolve_axes(&ctx, sig.axes, collective_name(sig.kind), sig.loc);
+
+  Arrival me;
+  me.ctx = &ctx;
+  me.inputs = inputs;
+  me.seq = ctx.history_size();
+  {
+    RecentEvent ev{EventKind::kCollectiveEnter};
+    ev.seq = me.seq;
+    ev.op = std::string(collective_name(sig.kind));
+    ev.axes = AxisSet(sig.axes).to_string();
+    ev.types = sig.operand_types();
+    ev.loc = sig.loc;
+    ctx.record_history(HistoryEntry{sig.kind, ev.axes, ev.types, sig.loc});
+    run.record_event(ctx, std::move(ev));
+  }
+  me.sig = std::move(sig);
+
+  std::unique_lock<std::mutex> lock(run.mutex());
+  if (run.aborted()) throw RunAborted{};
+  Communicator& comm = run.communicator(ctx, mask);
+  int slot = 0;
+  for (int pos : comm.reduced) slot = slot * ctx.env[static_cast<std::size_t>(pos)].size + ctx.env[static_cast<std::size_t>(pos)].index;
+  comm.slots[static_cast<std::size_t>(slot)] = &me;
+  ++comm.arrived;
+  if (comm.first == nullptr) {
+    comm.first = &me;
+  } else if (!(comm.first->sig == me.sig)) {
+    comm.mismatch = true;
+  }
+
+  if (comm.arrived < comm.size) {
+    ctx.waiting = &me;
+    run.block(lock, ctx, DeviceState::kWaitingCollective);
+    ctx.waiting = nullptr;
+  } else {
+    if (comm.mismatch) {
+      Report r = build_mismatch_report(comm, run.options().repro);
+      comm.reset();
+      ctx.end_detail = "stopped at " + me.sig.op_and_axes() + " #" + std::to_string(me.seq) + " (collective mismatch)";
+      ctx.end_loc = me.sig.loc;
+      run.abort_locked(std::make_exception_ptr(CollectiveMismatch(std::move(r))));
+      throw RunAborted{};
+    }
+    CollectiveCall call;
+    call.sig = &comm.first->sig;
+    for (Arrival* a : comm.slots) call.members.push_back({a->ctx, a->inputs, &a->outputs});
+    // Order members by their index along the axes in the order the caller named them.
+    std::vector<std::pair<int, CollectiveMember>> ranked;
+    for (auto& m : call.members) ranked.push_back({axis_position(*m.ctx, call.sig->axes).index, m});
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < ranked.size(); ++i) call.members[i] = ranked[i].second;
+    std::vector<Arrival*> members(comm.slots.begin(), comm.slots.end());
+    comm.reset();
+    // The members stay parked (counted as blocked) while the data moves.
+    lock.unlock();
+    try {
+      run.backend().execute(call);
+    } catch (...) {
+      lock.lock();
+      run.abort_locked(std::current_exception());
+      throw RunAborted{};
+    }
+    lock.lock();
+    for (Arrival* a : members) {
+      ++a->ctx->collectives_done;
+      if (a != &me) run.release(*a->ctx);
+    }
+  }
+  lock.unlock();
+  {
+    RecentEvent ev{EventKind::kCollectiveExit};
+    ev.seq = me.seq;
+    ev.op = std::string(collective_name(me.sig.kind));
+    ev.axes = AxisSet(me.sig.axes).to_string();
+    ev.loc = me.sig.loc;
+    run.record_event(ctx, std::move(ev));
+  }
+  if (run.has_pending_prints()) run.flush_prints(false);
+  return std::move(me.outputs);
+}
+
+}  // namespace spmd::detail

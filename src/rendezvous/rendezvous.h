@@ -1,0 +1,40 @@
+#pragma once
+// The entry point of every collective: resolve the axes, meet the other
+// members, compare signatures, let the backend move the data.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rendezvous/collective_signature.h"
+#include "spmd/core/array.h"
+
+namespace spmd::detail {
+
+class DeviceContext;
+
+/// Bit i set when ctx->env[i] is named in `axes`. Throws AxisNameError for a
+/// name that is not bound (on the host nothing is), listing the bound names
+/// and the closest one; and for a name given twice.
+std::uint64_t resolve_axes(const DeviceContext* ctx, const std::vector<std::string>& axes, std::string_view op,
+                           SourceLoc loc);
+
+/// Size of the group over `axes` and this device's index in it (row-major in
+/// the order `axes` are named).
+struct AxisPosition {
+  int size = 1;
+  int index = 0;
+};
+AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::string>& axes);
+
+/// Blocks until all members arrived; returns this device's outputs. Throws
+/// CollectiveMismatch / DeadlockError (on the device that detects it) or
+/// RunAborted (on the others).
+std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, std::span<const Array> inputs);
+
+/// Levenshtein distance, for "did you mean" hints.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace spmd::detail

@@ -1,0 +1,37 @@
+#pragma once
+// Builders of the reports a run ends with: deadlock, collective mismatch,
+// per-device statuses and the first divergence between devices. They read
+// device contexts only while those are parked or ended (caller holds the
+// Run's mutex, or every device has ended).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spmd/report.h"
+
+namespace spmd::detail {
+
+class DeviceContext;
+struct Communicator;
+
+/// "device 2", "devices {0, 1, 3}", "devices {0..7}".
+std::string format_devices(std::vector<int> ids);
+
+std::vector<DeviceStatus> describe_devices(const std::vector<std::unique_ptr<DeviceContext>>& contexts);
+
+Divergence find_divergence(const std::vector<DeviceContext*>& devices);
+
+/// "lax.cond at f.py:9 took the true branch" style wording for one outcome.
+std::string describe_outcome(const std::string& what, std::int64_t outcome);
+
+/// Every live device is parked and `pending` are the rendezvous with arrivals.
+/// Returns kind "Deadlock", or "CollectiveMismatch" when an incomplete
+/// rendezvous already has disagreeing members.
+Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& contexts,
+                             const std::vector<const Communicator*>& pending, const std::string& repro);
+
+/// All members of `comm` arrived and some signatures differ.
+Report build_mismatch_report(const Communicator& comm, const std::string& repro);
+
+}  // namespace spmd::detail

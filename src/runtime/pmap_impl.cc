@@ -1,0 +1,415 @@
+#include "runtime/pmap_impl.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "backend/backend.h"
+#include "rendezvous/run_reports.h"
+#include "runtime/run.h"
+#include "runtime/shard.h"
+#include "spmd/error.h"
+
+namespace spmd::detail {
+
+namespace {
+
+struct PmapPlan {
+  std::vector<MeshAxis> axes;           // bound by this pmap, outermost first
+  int devices = 0;                      // product of the axis sizes
+  std::vector<MapAxis> in_axes;         // normalised, one per argument
+  std::vector<DeviceId> device_ids;     // physical device of each new context
+};
+
+std::string arg_label(const PmapOptions& o, std::size_t k) {
+  std::string s = "argument " + std::to_string(k);
+  if (k < o.arg_names.size() && !o.arg_names[k].empty()) s += " '" + o.arg_names[k] + "'";
+  return s;
+}
+
+std::string out_label(const PmapOptions& o, std::size_t k) {
+  std::string s = "output " + std::to_string(k);
+  if (k < o.out_names.size() && !o.out_names[k].empty()) s += " '" + o.out_names[k] + "'";
+  return s;
+}
+
+[[noreturn]] void fail(std::string kind, const PmapOptions& o, std::string message, std::string hint,
+                       std::vector<std::string> details = {}, ReportTable table = {}) {
+  Report r = make_report(std::move(kind), "pmap: " + std::move(message), std::move(hint));
+  r.where = o.loc;
+  r.op = "pmap";
+  r.details = std::move(details);
+  r.table = std::move(table);
+  throw InvalidArgument(std::move(r));
+}
+
+std::string axes_text(const std::vector<MeshAxis>& axes) {
+  std::string s;
+  for (const auto& a : axes) s += (s.empty() ? "" : ",") + (a.name.empty() ? "<unnamed>" : a.name) + "=" + std::to_string(a.size);
+  return s;
+}
+
+std::string shape_hint_for(const Array& x, int axis, int devices) {
+  // Suggest the reshape that gives every device an equal slice.
+  std::int64_t dim = x.shape()[static_cast<std::size_t>(axis)];
+  if (devices <= 0 || dim % devices != 0 || dim == devices) return {};
+  Shape s = x.shape();
+  s[static_cast<std::size_t>(axis)] = dim / devices;
+  s.insert(s.begin() + axis, devices);
+  return "; e.g. reshape it to " + shape_to_string(s) + " to give each of the " + std::to_string(devices) +
+         " devices " + std::to_string(dim / devices) + " rows";
+}
+
+PmapPlan plan_pmap(const RuntimeOptions& ropts, const DeviceContext* parent, std::span<const Array> args,
+                   const PmapOptions& o) {
+  PmapPlan plan;
+  const std::size_t nargs = args.size();
+  if (!o.in_axes.empty() && o.in_axes.size() != nargs) {
+    fail("InputSplitError", o,
+         "in_axes has " + std::to_string(o.in_axes.size()) + " entries but the function is called with " +
+             std::to_string(nargs) + " argument" + (nargs == 1 ? "" : "s"),
+         "give one in_axes entry per positional argument (an int to split that axis, None to replicate)");
+  }
+  plan.in_axes = o.in_axes.empty() ? std::vector<MapAxis>(nargs, MapAxis{0}) : o.in_axes;
+
+  const bool mesh = !o.mesh.empty();
+  const int mapped_dims = mesh ? static_cast<int>(o.mesh.size()) : 1;
+  for (std::size_t k = 0; k < nargs; ++k) {
+    if (!args[k].valid()) fail("InvalidArgument", o, arg_label(o, k) + " is a null Array", "pass a created array");
+    if (!plan.in_axes[k]) continue;
+    int rank = args[k].ndim();
+    int a = *plan.in_axes[k];
+    int max_start = rank - mapped_dims;  // the mapped dims must fit
+    if (a < -rank || a > max_start || (a < 0 && a + rank > max_start)) {
+      fail("InputSplitError", o,
+           "in_axes[" + std::to_string(k) + "]=" + std::to_string(a) + " is out of bounds for " + arg_label(o, k) +
+               " of shape " + shape_to_string(args[k].shape()) + " (rank " + std::to_string(rank) + ")",
+           rank == 0 ? "a scalar has no axis to split: replicate it with in_axes=None"
+                     : "valid axes are " + std::to_string(-rank) + ".." + std::to_string(rank - 1) +
+                           ", or None to replicate the argument");
+    }
+    plan.in_axes[k] = a < 0 ? a + rank : a;
+  }
+
+  if (mesh) {
+    plan.axes = o.mesh;
+    std::set<std::string> names;
+    for (const auto& ax : plan.axes) {
+      if (ax.size < 1) fail("InvalidArgument", o, "mesh axis '" + ax.name + "' has size " + std::to_string(ax.size), "mesh axes need size >= 1");
+      if (!names.insert(ax.name).second) fail("InvalidArgument", o, "mesh axis '" + ax.name + "' is named twice", "give each mesh axis its own name");
+    }
+    for (std::size_t k = 0; k < nargs; ++k) {
+      if (!plan.in_axes[k]) continue;
+      int a = *plan.in_axes[k];
+      for (std::size_t m = 0; m < plan.axes.size(); ++m) {
+        std::int64_t dim = args[k].shape()[static_cast<std::size_t>(a) + m];
+        if (dim != plan.axes[m].size) {
+          fail("InputSplitError", o,
+               arg_label(o, k) + " of shape " + shape_to_string(args[k].shape()) + " has size " + std::to_string(dim) +
+                   " along axis " + std::to_string(a + static_cast<int>(m)) + " but mesh axis '" + plan.axes[m].name +
+                   "' has " + std::to_string(plan.axes[m].size) + " devices",
+               "a mapped argument needs the mesh sizes (" + axes_text(plan.axes) +
+                   ") as consecutive dimensions starting at its in_axis; or replicate it with in_axes=None");
+        }
+      }
+    }
+  } else {
+    // One axis: its size comes from the mapped arguments (or axis_size).
+    std::vector<std::pair<std::size_t, std::int64_t>> sizes;
+    for (std::size_t k = 0; k < nargs; ++k) {
+      if (plan.in_axes[k]) sizes.push_back({k, args[k].shape()[static_cast<std::size_t>(*plan.in_axes[k])]});
+    }
+    std::set<std::int64_t> distinct;
+    for (auto& s : sizes) distinct.insert(s.second);
+    if (o.axis_size) distinct.insert(*o.axis_size);
+    if (distinct.empty()) {
+      fail("InputSplitError", o, "no argument is mapped and no axis_size is given, so the device count is unknown",
+           "map at least one argument (in_axes=0) or pass axis_size=N");
+    }
+    if (distinct.size() > 1) {
+      std::vector<std::string> details;
+      ReportTable t;
+      t.columns = {"argument", "shape", "in_axis", "size"};
+      for (auto& [k, n] : sizes) {
+        details.push_back("* " + arg_label(o, k) + " of shape " + shape_to_string(args[k].shape()) + " has size " +
+                          std::to_string(n) + " along axis " + std::to_string(*plan.in_axes[k]));
+        t.rows.push_back({arg_label(o, k), shape_to_string(args[k].shape()), std::to_string(*plan.in_axes[k]),
+                          std::to_string(n)});
+      }
+      if (o.axis_size) details.push_back("* axis_size=" + std::to_string(*o.axis_size));
+      fail("InputSplitError", o, "got inconsistent sizes for array axes to be mapped",
+           "every mapped axis must have the same size, the number of devices; an argument that every device "
+           "should see whole must be replicated with in_axes=None",
+           std::move(details), std::move(t));
+    }
+    std::int64_t n = *distinct.begin();
+    if (n < 1) {
+      fail("InputSplitError", o, "the mapped axis has size 0: there would be no device to run on",
+           "map an axis with at least one element per device");
+    }
+    plan.axes = {MeshAxis{o.axis_name, static_cast<int>(n)}};
+  }
+  plan.devices = 1;
+  for (const auto& ax : plan.axes) plan.devices *= ax.size;
+
+  // Enough devices? Nested pmaps multiply with their parents.
+  int level = 1;
+  if (parent) {
+    for (const auto& b : parent->env) level *= b.size;
+  }
+  long long needed = static_cast<long long>(level) * plan.devices;
+  if (needed > ropts.devices) {
+    std::string what;
+    for (std::size_t k = 0; k < nargs; ++k) {
+      if (plan.in_axes[k] && !mesh) {
+        what = "; it is the size of axis " + std::to_string(*plan.in_axes[k]) + " of " + arg_label(o, k) +
+               " (shape " + shape_to_string(args[k].shape()) + ")" + shape_hint_for(args[k], *plan.in_axes[k], ropts.devices / level);
+        break;
+      }
+    }
+    std::string msg = parent ? "the nested pmap needs " + std::to_string(level) + " x " + std::to_string(plan.devices) +
+                                   " = " + std::to_string(needed) + " devices, but only " +
+                                   std::to_string(ropts.devices) + " are available"
+                             : "the computation needs " + std::to_string(plan.devices) + " devices, but only " +
+                                   std::to_string(ropts.devices) + " are available";
+    fail("DeviceCountError", o, msg + what,
+         "the mapped axis must not exceed jax.device_count() (" + std::to_string(ropts.devices) +
+             "); reshape the data so the mapped axis equals the device count, or run with more devices "
+             "(--devices N)");
+  }
+
+  if (!o.devices.empty()) {
+    if (parent) fail("InvalidArgument", o, "devices= cannot be given to a nested pmap", "set devices= on the outer pmap only");
+    if (static_cast<int>(o.devices.size()) != plan.devices) {
+      fail("DeviceCountError", o,
+           "devices= lists " + std::to_string(o.devices.size()) + " devices but the mapped axis has size " +
+               std::to_string(plan.devices),
+           "list exactly one device per index of the mapped axis");
+    }
+    std::set<int> seen;
+    for (int d : o.devices) {
+      if (d < 0 || d >= ropts.devices || !seen.insert(d).second) {
+        fail("DeviceCountError", o,
+             "devices= contains " + std::to_string(d) + (d < 0 || d >= ropts.devices ? ", which does not exist" : " twice"),
+             "device ids are 0.." + std::to_string(ropts.devices - 1) + ", each at most once");
+      }
+    }
+    plan.device_ids = o.devices;
+  } else {
+    for (int i = 0; i < plan.devices; ++i) {
+      plan.device_ids.push_back(parent ? parent->device * plan.devices + i : i);
+    }
+  }
+  return plan;
+}
+
+// Coordinates of flat index i over the plan's axes (row-major).
+std::vector<int> coordinates(const PmapPlan& plan, int i) {
+  std::vector<int> c(plan.axes.size());
+  for (std::size_t a = plan.axes.size(); a-- > 0;) {
+    c[a] = i % plan.axes[a].size;
+    i /= plan.axes[a].size;
+  }
+  return c;
+}
+
+std::vector<Array> shard_inputs(const PmapPlan& plan, std::span<const Array> args, const DeviceContext& ctx) {
+  PlacementScope scope(&ctx.placement);
+  std::vector<Array> mine;
+  mine.reserve(args.size());
+  const int mapped_dims = static_cast<int>(plan.axes.size());
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (plan.in_axes[k]) {
+      int a = *plan.in_axes[k];
+      mine.push_back(take_slice(merge_dims(args[k], a, mapped_dims), a, ctx.index_in_pmap));
+    } else {
+      // Replicated: every device gets its own copy in its own arena.
+      Array copy = Array::uninitialized(args[k].shape(), args[k].dtype(), "replicated pmap input");
+      if (copy.nbytes()) std::memcpy(copy.mutable_raw_data(), args[k].raw_data(), copy.nbytes());
+      mine.push_back(copy.with_weak_type(args[k].weak_type()));
+    }
+  }
+  return mine;
+}
+
+std::vector<Array> stack_outputs(const PmapPlan& plan, const std::vector<std::vector<Array>>& results,
+                                 const PmapOptions& o, const std::vector<DeviceContext*>& contexts) {
+  // Same number of outputs everywhere?
+  std::vector<std::pair<std::size_t, int>> counts;
+  for (std::size_t i = 0; i < results.size(); ++i) counts.push_back({results[i].size(), contexts[i]->device});
+  std::map<std::size_t, std::vector<int>> by_count;
+  for (auto& [c, d] : counts) by_count[c].push_back(d);
+  if (by_count.size() > 1) {
+    std::string msg = "devices returned different numbers of outputs:";
+    for (auto& [c, ids] : by_count) msg += " " + format_devices(ids) + " returned " + std::to_string(c) + ";";
+    msg.pop_back();
+    fail("OutAxesError", o, msg, "every device must return the same structure of outputs");
+  }
+  const std::size_t nout = results.empty() ? 0 : results[0].size();
+  if (!o.out_axes.empty() && o.out_axes.size() != nout) {
+    fail("OutAxesError", o,
+         "out_axes has " + std::to_string(o.out_axes.size()) + " entries but the function returns " +
+             std::to_string(nout) + " output" + (nout == 1 ? "" : "s"),
+         "give one out_axes entry per output (an int to stack along, None for a value equal on all devices)");
+  }
+  std::vector<Array> out;
+  const int mapped_dims = static_cast<int>(plan.axes.size());
+  std::vector<std::int64_t> sizes;
+  for (const auto& ax : plan.axes) sizes.push_back(ax.size);
+  for (std::size_t j = 0; j < nout; ++j) {
+    // Same type everywhere?
+    std::vector<std::pair<std::string, int>> types;
+    for (std::size_t i = 0; i < results.size(); ++i) types.push_back({results[i][j].abstract_type(), contexts[i]->device});
+    std::map<std::string, std::vector<int>> by_type;
+    for (auto& [t, d] : types) by_type[t].push_back(d);
+    if (by_type.size() > 1) {
+      ReportTable t;
+      t.columns = {"devices", "returned"};
+      std::string msg = "cannot stack " + out_label(o, j) + ": devices returned different shapes or dtypes:";
+      for (auto& [ty, ids] : by_type) {
+        t.rows.push_back({format_devices(ids), ty});
+        msg += " " + format_devices(ids) + " " + ty + ";";
+      }
+      msg.pop_back();
+      fail("OutAxesError", o, msg,
+           "per-device outputs are stacked along out_axes, so they must agree in shape and dtype on every device; "
+           "look for device-dependent slicing or branches before the return",
+           {}, std::move(t));
+    }
+    MapAxis axis = o.out_axes.empty() ? MapAxis{0} : o.out_axes[j];
+    const Array& first = results[0][j];
+    if (!axis) {
+      for (std::size_t i = 1; i < results.size(); ++i) {
+        if (!results[i][j].identical(first)) {
+          fail("OutAxesError", o,
+               "out_axes=None for " + out_label(o, j) + " but its value differs between devices (" +
+                   contexts[0]->label + " and " + contexts[i]->label + " differ)",
+               "out_axes=None returns one copy, so it is only for values equal on every device (e.g. the result "
+               "of a psum); use out_axes=0 to stack per-device values");
+        }
+      }
+      Array copy = Array::uninitialized(first.shape(), first.dtype(), "pmap output");
+      if (copy.nbytes()) std::memcpy(copy.mutable_raw_data(), first.raw_data(), copy.nbytes());
+      out.push_back(copy.with_weak_type(first.weak_type()));
+      continue;
+    }
+    int rank = first.ndim();
+    int a = *axis;
+    if (a < -(rank + 1) || a > rank) {
+      fail("OutAxesError", o,
+           "out_axes[" + std::to_string(j) + "]=" + std::to_string(a) + " is out of bounds for " + out_label(o, j) +
+               " of per-device shape " + shape_to_string(first.shape()),
+           "a per-device output of rank " + std::to_string(rank) + " can be stacked along axes " +
+               std::to_string(-(rank + 1)) + ".." + std::to_string(rank));
+    }
+    if (a < 0) a += rank + 1;
+    std::vector<const Array*> parts;
+    for (const auto& r : results) parts.push_back(&r[j]);
+    out.push_back(split_dim(stack_along(parts, a), a, sizes));
+    (void)mapped_dims;
+  }
+  return out;
+}
+
+// Adds a note when a replicated argument looks like it was meant to be split
+// (its leading axis equals the device count): the classic in_axes=None mix-up.
+void add_replication_notes(Error& e, const PmapPlan& plan, std::span<const Array> args, const PmapOptions& o) {
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (plan.in_axes[k] || args[k].ndim() == 0) continue;
+    if (args[k].shape()[0] == plan.devices && plan.devices > 1) {
+      e.mutable_report().details.push_back(
+          "note: " + arg_label(o, k) + " (shape " + shape_to_string(args[k].shape()) +
+          ") is replicated (in_axes=None), yet its axis 0 equals the device count " + std::to_string(plan.devices) +
+          ": if each device should get one slice, use in_axes=0");
+    }
+  }
+}
+
+struct LaunchResult {
+  std::vector<std::vector<Array>> results;
+  std::vector<DeviceContext*> contexts;
+};
+
+LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& plan, const DeviceFn& fn,
+                            std::span<const Array> args) {
+  LaunchResult lr;
+  std::vector<AxisBinding> base = parent ? parent->env : std::vector<AxisBinding>{};
+  for (int i = 0; i < plan.devices; ++i) {
+    std::vector<AxisBinding> env = base;
+    std::vector<int> c = coordinates(plan, i);
+    for (std::size_t a = 0; a < plan.axes.size(); ++a) env.push_back({plan.axes[a].name, c[a], plan.axes[a].size});
+    lr.contexts.push_back(&run.add_context(parent, plan.device_ids[static_cast<std::size_t>(i)], std::move(env), i,
+                                           static_cast<int>(plan.axes.size())));
+  }
+  std::vector<std::vector<Array>> shards;
+  shards.reserve(lr.contexts.size());
+  for (DeviceContext* ctx : lr.contexts) shards.push_back(shard_inputs(plan, args, *ctx));
+  lr.results.resize(lr.contexts.size());
+  DeviceBody body = [&](DeviceContext& ctx) {
+    std::size_t i = static_cast<std::size_t>(ctx.index_in_pmap);
+    std::vector<Array> mine = std::move(shards[i]);
+    lr.results[i] = fn(std::span<const Array>(mine));
+  };
+  if (parent) run.begin_nested(*parent, plan.devices);
+  run.backend().launch(run, lr.contexts, body);
+  return lr;
+}
+
+}  // namespace
+
+std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std::span<const Array> args,
+                                  const PmapOptions& options) {
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (args[k].valid()) check_placement(args[k], "pmap");
+  }
+  PmapPlan plan = plan_pmap(runtime.options, nullptr, args, options);
+  RunInfo info{std::string(runtime.backend->name()), plan.devices, axes_text(plan.axes), options.loc};
+  Run run(runtime, info);
+  for (const auto& o : runtime.options.observers) o->on_run_start(info);
+  LaunchResult lr;
+  std::exception_ptr error;
+  try {
+    lr = launch_devices(run, nullptr, plan, fn, args);
+  } catch (...) {
+    run.abort(std::current_exception());
+  }
+  run.flush_prints(true);
+  error = run.error();
+  if (error) {
+    run.finalize_error_report();
+    try {
+      std::rethrow_exception(error);
+    } catch (Error& e) {
+      add_replication_notes(e, plan, args, options);
+      for (const auto& o : runtime.options.observers) o->on_run_end(info, &e.report());
+      throw;
+    } catch (...) {
+      Report r = make_report("DeviceError", "a device raised a non-spmd exception");
+      for (const auto& o : runtime.options.observers) o->on_run_end(info, &r);
+      throw;
+    }
+  }
+  for (const auto& o : runtime.options.observers) o->on_run_end(info, nullptr);
+  return stack_outputs(plan, lr.results, options, lr.contexts);
+}
+
+std::vector<Array> pmap_nested(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options) {
+  DeviceContext* parent = current_context();
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (args[k].valid()) check_placement(args[k], "pmap");
+  }
+  Run& run = parent->run;
+  PmapPlan plan = plan_pmap(run.options(), parent, args, options);
+  {
+    RecentEvent ev{EventKind::kNestedPmap};
+    ev.axes = axes_text(plan.axes);
+    ev.loc = options.loc;
+    run.record_event(*parent, std::move(ev));
+  }
+  LaunchResult lr = launch_devices(run, parent, plan, fn, args);
+  run.end_nested(*parent);
+  return stack_outputs(plan, lr.results, options, lr.contexts);
+}
+
+}  // namespace spmd::detail

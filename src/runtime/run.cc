@@ -1,0 +1,333 @@
+#include "runtime/run.h"
+
+#include <algorithm>
+
+#include "backend/backend.h"
+#include "core/arena.h"
+#include "rendezvous/communicator.h"
+#include "rendezvous/run_reports.h"
+#include "spmd/debug/breakpoint.h"
+#include "spmd/error.h"
+
+namespace spmd::detail {
+
+std::shared_ptr<Arena> RuntimeState::arena(DeviceId device) {
+  std::lock_guard<std::mutex> lock(arenas_mu);
+  auto& slot = arenas[static_cast<std::size_t>(device)];
+  if (!slot) slot = backend->make_arena(device, options.arena_capacity, "device " + std::to_string(device));
+  return slot;
+}
+
+Run::Run(RuntimeState& runtime, RunInfo info)
+    : runtime_(runtime), info_(std::move(info)), start_(std::chrono::steady_clock::now()) {}
+
+Run::~Run() = default;
+
+DeviceContext& Run::add_context(DeviceContext* parent, DeviceId device, std::vector<AxisBinding> env,
+                                int index_in_pmap, int pmap_axes) {
+  std::shared_ptr<Arena> arena = runtime_.arena(device);
+  std::lock_guard<std::mutex> lock(mu_);
+  int uid = static_cast<int>(contexts_.size());
+  contexts_.push_back(std::make_unique<DeviceContext>(*this, parent, uid, device, std::move(env), index_in_pmap,
+                                                      pmap_axes, std::move(arena)));
+  DeviceContext& ctx = *contexts_.back();
+  ctx.parker = runtime_.backend->make_parker();
+  // Live from creation, not from the first instruction: otherwise a parent
+  // parked for children that have not started yet would look deadlocked.
+  ++live_;
+  return ctx;
+}
+
+void Run::device_started(DeviceContext& ctx) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ctx.state = DeviceState::kRunning;
+  }
+  record_event(ctx, RecentEvent{EventKind::kDeviceStart});
+}
+
+void Run::end_device(DeviceContext& ctx, DeviceState final_state) {
+  // Lock held by the caller.
+  ctx.state = final_state;
+  --live_;
+  if (ctx.parent != nullptr && --ctx.parent->children_pending == 0) release(*ctx.parent);
+}
+
+void Run::device_finished(DeviceContext& ctx) {
+  record_event(ctx, RecentEvent{EventKind::kDeviceFinish});
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    end_device(ctx, DeviceState::kFinished);
+    ctx.end_loc = ctx.current_loc;
+    check_quiescence(lock);
+  }
+  flush_prints(false);
+}
+
+void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
+  bool aborted_here = false;
+  std::string detail;
+  try {
+    std::rethrow_exception(error);
+  } catch (const RunAborted&) {
+    aborted_here = true;
+  } catch (const Error& e) {
+    detail = "raised " + e.kind() + ": " + e.report().message;
+  } catch (const std::exception& e) {
+    detail = std::string("raised C++ exception: ") + e.what();
+  } catch (...) {
+    detail = "raised an unknown C++ exception";
+  }
+  if (!aborted_here) {
+    RecentEvent ev{EventKind::kError};
+    ev.text = detail;
+    ev.loc = ctx.current_loc;
+    record_event(ctx, std::move(ev));
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  if (aborted_here) {
+    if (ctx.end_detail.empty()) {
+      ctx.end_detail = "stopped while running";
+      ctx.end_loc = ctx.current_loc;
+    }
+    end_device(ctx, DeviceState::kAborted);
+    return;
+  }
+  ctx.end_detail = detail;
+  ctx.end_loc = ctx.current_loc;
+  end_device(ctx, DeviceState::kRaised);
+  abort_locked(std::move(error));
+}
+
+void Run::begin_nested(DeviceContext& parent, int children) {
+  std::lock_guard<std::mutex> lock(mu_);
+  parent.children_pending = children;
+  parent.state = DeviceState::kWaitingChildren;
+  parent.released = false;
+  ++blocked_;
+}
+
+void Run::end_nested(DeviceContext& parent) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (parent.state == DeviceState::kWaitingChildren) {  // no child started (launch failed early)
+    parent.state = DeviceState::kRunning;
+    --blocked_;
+  }
+  if (aborted()) {
+    parent.end_detail = "stopped while in a nested pmap";
+    parent.end_loc = parent.current_loc;
+    throw RunAborted{};
+  }
+}
+
+void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why) {
+  if (aborted()) throw RunAborted{};
+  ctx.state = why;
+  ctx.released = false;
+  ++blocked_;
+  check_quiescence(lock);
+  if (!ctx.released && !aborted()) {
+    ctx.parker->park(lock, [&] { return ctx.released || aborted(); });
+  }
+  if (!ctx.released) {  // woken by abort
+    --blocked_;
+    throw RunAborted{};
+  }
+}
+
+void Run::release(DeviceContext& ctx) {
+  ctx.released = true;
+  ctx.state = DeviceState::kRunning;
+  --blocked_;
+  ctx.parker->unpark();
+}
+
+void Run::abort_locked(std::exception_ptr error) {
+  if (!error_) error_ = std::move(error);
+  if (aborted_.exchange(true, std::memory_order_acq_rel)) return;
+  for (auto& c : contexts_) {
+    if (c->state == DeviceState::kWaitingCollective || c->state == DeviceState::kAtBreakpoint) {
+      if (c->end_detail.empty()) {
+        c->end_detail = c->state == DeviceState::kAtBreakpoint
+                            ? "stopped at a breakpoint"
+                            : "stopped while waiting at " + c->waiting->sig.op_and_axes() + " #" +
+                                  std::to_string(c->waiting->seq);
+        c->end_loc = c->state == DeviceState::kAtBreakpoint ? c->breakpoint_loc : c->waiting->sig.loc;
+      }
+      c->parker->unpark();
+    }
+  }
+}
+
+void Run::abort(std::exception_ptr error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  abort_locked(std::move(error));
+}
+
+std::exception_ptr Run::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+Communicator& Run::communicator(DeviceContext& ctx, std::uint64_t mask) {
+  for (auto& [m, comm] : ctx.comm_cache) {
+    if (m == mask) return *comm;
+  }
+  // Key: the bound axes (name:size), which of them are reduced, and this
+  // device's coordinates on the others.
+  std::string key;
+  std::vector<int> reduced;
+  int size = 1;
+  for (std::size_t i = 0; i < ctx.env.size(); ++i) {
+    const AxisBinding& b = ctx.env[i];
+    key += b.name + ":" + std::to_string(b.size);
+    if (mask & (std::uint64_t{1} << i)) {
+      key += "=*;";
+      reduced.push_back(static_cast<int>(i));
+      size *= b.size;
+    } else {
+      key += "=" + std::to_string(b.index) + ";";
+    }
+  }
+  auto& slot = communicators_[key];
+  if (!slot) {
+    slot = std::make_unique<Communicator>();
+    slot->key = key;
+    slot->reduced = std::move(reduced);
+    slot->size = size;
+    slot->slots.assign(static_cast<std::size_t>(size), nullptr);
+  }
+  ctx.comm_cache.emplace_back(mask, slot.get());
+  return *slot;
+}
+
+void Run::record_event(DeviceContext& ctx, RecentEvent e) {
+  if (has_observers()) {
+    Event ev;
+    ev.kind = e.kind;
+    ev.device = ctx.device;
+    ev.device_label = ctx.label;
+    ev.seq = e.seq;
+    ev.op = e.op;
+    ev.value = e.value;
+    ev.text = e.text;
+    ev.loc = e.loc;
+    ev.time_us = options().deterministic ? 0 : now_us();
+    if (!e.axes.empty()) ev.axes.push_back(e.axes);
+    if (!e.types.empty()) ev.operands.push_back(e.types);
+    notify_observers(ev);
+  }
+  ctx.record_recent(std::move(e), options().recent_events);
+}
+
+void Run::notify_observers(const Event& e) {
+  for (const auto& o : runtime_.options.observers) o->on_event(e);
+}
+
+double Run::now_us() const {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Run::queue_print(DeviceContext& ctx, DebugPrint p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  p.epoch = ctx.collectives_done;
+  prints_.push(std::move(p), ctx.uid);
+  pending_prints_.fetch_add(1, std::memory_order_release);
+}
+
+void Run::flush_prints(bool everything) {
+  std::lock_guard<std::mutex> print_lock(print_mu_);
+  std::vector<DebugPrint> ready;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (prints_.empty()) return;
+    if (everything) {
+      ready = prints_.take_all();
+    } else {
+      std::int64_t watermark = INT64_MAX;
+      for (const auto& c : contexts_) {
+        if (c->state != DeviceState::kFinished && c->state != DeviceState::kRaised &&
+            c->state != DeviceState::kAborted) {
+          watermark = std::min(watermark, c->collectives_done);
+        }
+      }
+      ready = prints_.take_before(watermark);
+    }
+    pending_prints_.fetch_sub(ready.size(), std::memory_order_release);
+  }
+  for (const auto& p : ready) runtime_.options.print_sink(p);
+}
+
+std::vector<DeviceStatus> Run::device_statuses() const { return describe_devices(contexts_); }
+
+Divergence Run::divergence(const std::vector<DeviceContext*>& devices) const { return find_divergence(devices); }
+
+void Run::check_quiescence(std::unique_lock<std::mutex>& lock) {
+  if (aborted() || live_ == 0 || blocked_ < live_) return;
+  bool any_breakpoint = std::any_of(contexts_.begin(), contexts_.end(),
+                                    [](const auto& c) { return c->state == DeviceState::kAtBreakpoint; });
+  if (any_breakpoint) {
+    fire_breakpoints(lock);
+    return;
+  }
+  report_deadlock();
+}
+
+void Run::fire_breakpoints(std::unique_lock<std::mutex>& lock) {
+  std::vector<BreakpointStop> stops;
+  std::vector<DeviceContext*> stopped;
+  for (auto& c : contexts_) {
+    if (c->state != DeviceState::kAtBreakpoint) continue;
+    stops.push_back(BreakpointStop{c->device, c->label, c->breakpoint_loc, c->breakpoint_values});
+    stopped.push_back(c.get());
+  }
+  // Every live device is parked: nothing can change while the handler runs.
+  lock.unlock();
+  std::exception_ptr failure;
+  try {
+    runtime_.options.breakpoint_handler(stops);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  stops.clear();
+  lock.lock();
+  if (failure) {
+    abort_locked(failure);
+    return;
+  }
+  for (DeviceContext* c : stopped) {
+    c->breakpoint_values.clear();
+    release(*c);
+  }
+}
+
+void Run::report_deadlock() {
+  std::vector<const Communicator*> comms;
+  for (const auto& [key, comm] : communicators_) {
+    if (comm->arrived > 0) comms.push_back(comm.get());
+  }
+  Report report = build_deadlock_report(contexts_, comms, runtime_.options.repro);
+  bool mismatch = report.kind == "CollectiveMismatch";
+  std::exception_ptr e = mismatch ? std::make_exception_ptr(CollectiveMismatch(std::move(report)))
+                                  : std::make_exception_ptr(DeadlockError(std::move(report)));
+  abort_locked(e);
+}
+
+void Run::finalize_error_report() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!error_) return;
+  try {
+    std::rethrow_exception(error_);
+  } catch (Error& e) {
+    if (e.report().devices.empty()) e.mutable_report().devices = describe_devices(contexts_);
+    if (e.report().repro.empty()) e.mutable_report().repro = runtime_.options.repro;
+  } catch (...) {
+  }
+}
+
+Run* current_run() noexcept {
+  DeviceContext* ctx = current_context();
+  return ctx ? &ctx->run : nullptr;
+}
+
+}  // namespace spmd::detail

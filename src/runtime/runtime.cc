@@ -1,0 +1,98 @@
+#include "spmd/runtime/runtime.h"
+
+#include <iostream>
+
+#include "backend/backend.h"
+#include "core/arena.h"
+#include "runtime/pmap_impl.h"
+#include "runtime/run.h"
+#include "spmd/core/format.h"
+#include "spmd/debug/breakpoint.h"
+#include "spmd/debug/debug_print.h"
+#include "spmd/error.h"
+#include "spmd/pmap/pmap.h"
+#include "spmd/runtime/device.h"
+
+namespace spmd {
+
+namespace {
+
+void default_print_sink(const DebugPrint& p) { std::cout << "[" << p.device_label << "] " << p.text << '\n' << std::flush; }
+
+void default_breakpoint_handler(std::span<const BreakpointStop> stops) {
+  std::cout << "breakpoint: " << stops.size() << " device" << (stops.size() == 1 ? "" : "s") << " stopped";
+  if (!stops.empty()) std::cout << " at " << stops[0].loc.to_string();
+  std::cout << '\n';
+  for (const auto& s : stops) {
+    std::cout << "  [" << s.device_label << "]";
+    if (s.values.empty()) std::cout << " (no values)";
+    std::cout << '\n';
+    for (const auto& [name, v] : s.values) std::cout << "    " << name << " = " << to_string(v) << '\n';
+  }
+  std::cout << std::flush;
+}
+
+Runtime* g_default_runtime = nullptr;
+
+}  // namespace
+
+struct Runtime::Impl {
+  detail::RuntimeState state;
+  std::mutex run_mu;  // one top-level run at a time
+  std::string backend_name;
+};
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
+  if (options.devices < 1) {
+    throw_invalid_argument("InvalidArgument", "Runtime: devices must be >= 1, got " + std::to_string(options.devices),
+                           "set RuntimeOptions::devices (the CLI's --devices) to the number of virtual devices");
+  }
+  if (options.threads < 1) {
+    throw_invalid_argument("InvalidArgument", "Runtime: threads must be >= 1, got " + std::to_string(options.threads),
+                           "use --threads 1 for a deterministic schedule");
+  }
+  if (!options.print_sink) options.print_sink = default_print_sink;
+  if (!options.breakpoint_handler) options.breakpoint_handler = default_breakpoint_handler;
+  impl_->state.backend = detail::create_backend(options.backend, options.devices, options.threads, options.seed,
+                                                options.fiber_stack_size);
+  impl_->backend_name = std::string(impl_->state.backend->name());
+  impl_->state.arenas.resize(static_cast<std::size_t>(options.devices));
+  impl_->state.options = std::move(options);
+}
+
+Runtime::~Runtime() {
+  if (g_default_runtime == this) g_default_runtime = nullptr;
+}
+
+const RuntimeOptions& Runtime::options() const { return impl_->state.options; }
+int Runtime::device_count() const { return impl_->state.options.devices; }
+const std::string& Runtime::backend_name() const { return impl_->backend_name; }
+
+std::vector<Array> Runtime::pmap(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options) {
+  if (detail::current_context() != nullptr) return detail::pmap_nested(fn, args, options);
+  std::lock_guard<std::mutex> lock(impl_->run_mu);
+  return detail::pmap_top_level(impl_->state, fn, args, options);
+}
+
+ArenaUsage Runtime::arena_usage(DeviceId device) const {
+  if (device < 0 || device >= device_count()) {
+    throw_invalid_argument("InvalidArgument",
+                           "arena_usage: no device " + std::to_string(device) + " (devices are 0.." +
+                               std::to_string(device_count() - 1) + ")");
+  }
+  auto stats = impl_->state.arena(device)->stats();
+  return {stats.capacity, stats.live_bytes, stats.peak_bytes};
+}
+
+std::vector<std::string> Runtime::available_backends() { return detail::compiled_backends(); }
+
+std::vector<Array> pmap(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options) {
+  if (detail::current_context() != nullptr) return detail::pmap_nested(fn, args, options);
+  if (g_default_runtime != nullptr) return g_default_runtime->pmap(fn, args, options);
+  static Runtime builtin{RuntimeOptions{}};
+  return builtin.pmap(fn, args, options);
+}
+
+void set_default_runtime(Runtime* rt) { g_default_runtime = rt; }
+
+}  // namespace spmd
