@@ -4,8 +4,16 @@
 ///
 /// Each op checks that its operands are placed on the calling device (or the
 /// host) and throws ShapeError naming the op and both shapes when they do not
-/// broadcast. Integer division by zero follows XLA (no trap): x // 0 == 0
-/// is not numpy's behaviour, but JAX's; we follow JAX.
+/// broadcast. Integer division by zero never traps: x // 0 == 0 and
+/// x % 0 == 0 for integers (numpy's result, without its warning; raw XLA
+/// division would give -1). INT_MIN // -1 wraps to INT_MIN. Float
+/// floor_divide / remainder follow jnp (Python signs; x // 0.0 and
+/// x % 0.0 are nan). Integer arithmetic wraps (two's complement), as XLA.
+///
+/// Bool operands: add/maximum act as `or`, multiply/minimum as `and`;
+/// floor_divide/remainder/power/square compute in int32; subtract, negative
+/// and sign of bools throw InvalidArgument (kind "TypeError"), as numpy does.
+/// float16/bfloat16 are computed in float32 and rounded once on store.
 
 #include <string_view>
 
@@ -31,7 +39,10 @@ std::string_view op_name(BinaryOp op);
 
 /// Result dtype rules (JAX): comparisons and logical ops give bool;
 /// divide, and float-only unary ops (exp, sqrt, ...) on ints give float32;
-/// logical_not on non-bool compares with zero; bitwise ops need bool/int.
+/// logical_not on non-bool compares with zero; bitwise ops need bool/int
+/// (floats throw InvalidArgument, kind "TypeError"). Weak operands: the
+/// result is weak only when both are (comparisons and logical ops never).
+/// Integer power with a negative exponent is 0, except for bases 1 and -1.
 Array unary(UnaryOp op, const Array& x);
 Array binary(BinaryOp op, const Array& a, const Array& b);
 

@@ -1,0 +1,603 @@
+#include "spmd/core/elementwise.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/element_access.h"
+#include "core/parallel.h"
+#include "core/strided_copy.h"
+#include "core/strided_walk.h"
+#include "spmd/error.h"
+
+namespace spmd {
+
+namespace {
+
+using detail::narrow;
+using detail::widen;
+
+template <class T>
+using Compute = decltype(widen(T{}));
+
+template <class C>
+inline constexpr bool kIsInt = std::is_integral_v<C> && !std::is_same_v<C, bool>;
+template <class C>
+inline constexpr bool kIsFloat = std::is_floating_point_v<C>;
+
+// Two's-complement wrapping arithmetic, as XLA does; signed overflow is UB in C++.
+template <class C>
+C wrap_add(C a, C b) {
+  using U = std::make_unsigned_t<C>;
+  return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class C>
+C wrap_sub(C a, C b) {
+  using U = std::make_unsigned_t<C>;
+  return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <class C>
+C wrap_mul(C a, C b) {
+  using U = std::make_unsigned_t<C>;
+  return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+// ---- unary --------------------------------------------------------------
+
+constexpr bool is_float_only(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kExp: case UnaryOp::kLog: case UnaryOp::kLog1p: case UnaryOp::kExpm1:
+    case UnaryOp::kSqrt: case UnaryOp::kRsqrt: case UnaryOp::kSin: case UnaryOp::kCos:
+    case UnaryOp::kTan: case UnaryOp::kTanh: case UnaryOp::kSinh: case UnaryOp::kCosh:
+    case UnaryOp::kArcsin: case UnaryOp::kArccos: case UnaryOp::kArctan: case UnaryOp::kLogistic:
+    case UnaryOp::kReciprocal:
+      return true;
+    default:
+      return false;
+  }
+}
+
+constexpr bool is_predicate(UnaryOp op) {
+  return op == UnaryOp::kLogicalNot || op == UnaryOp::kIsNan || op == UnaryOp::kIsInf || op == UnaryOp::kIsFinite;
+}
+
+template <UnaryOp Op, class C>
+constexpr bool unary_supported() {
+  if constexpr (is_float_only(Op)) return kIsFloat<C>;
+  if constexpr (Op == UnaryOp::kBitwiseNot) return !kIsFloat<C>;
+  if constexpr (Op == UnaryOp::kNegative || Op == UnaryOp::kSign || Op == UnaryOp::kSquare) {
+    return !std::is_same_v<C, bool>;
+  }
+  return true;
+}
+
+template <UnaryOp Op, class C>
+auto unary_fn(C x) {
+  if constexpr (Op == UnaryOp::kNegative) {
+    if constexpr (kIsInt<C>) return wrap_sub(C{0}, x);
+    else return static_cast<C>(-x);
+  } else if constexpr (Op == UnaryOp::kPositive) {
+    return x;
+  } else if constexpr (Op == UnaryOp::kAbs) {
+    if constexpr (kIsInt<C>) return x < 0 ? wrap_sub(C{0}, x) : x;
+    else if constexpr (kIsFloat<C>) return std::fabs(x);
+    else return x;
+  } else if constexpr (Op == UnaryOp::kSign) {
+    if constexpr (kIsInt<C>) return static_cast<C>((x > 0) - (x < 0));
+    else return x > 0 ? C{1} : x < 0 ? C{-1} : x;  // keeps nan and signed zeros
+  } else if constexpr (Op == UnaryOp::kExp) {
+    return std::exp(x);
+  } else if constexpr (Op == UnaryOp::kLog) {
+    return std::log(x);
+  } else if constexpr (Op == UnaryOp::kLog1p) {
+    return std::log1p(x);
+  } else if constexpr (Op == UnaryOp::kExpm1) {
+    return std::expm1(x);
+  } else if constexpr (Op == UnaryOp::kSqrt) {
+    return std::sqrt(x);
+  } else if constexpr (Op == UnaryOp::kRsqrt) {
+    return C{1} / std::sqrt(x);
+  } else if constexpr (Op == UnaryOp::kSquare) {
+    if constexpr (kIsInt<C>) return wrap_mul(x, x);
+    else return static_cast<C>(x * x);
+  } else if constexpr (Op == UnaryOp::kSin) {
+    return std::sin(x);
+  } else if constexpr (Op == UnaryOp::kCos) {
+    return std::cos(x);
+  } else if constexpr (Op == UnaryOp::kTan) {
+    return std::tan(x);
+  } else if constexpr (Op == UnaryOp::kTanh) {
+    return std::tanh(x);
+  } else if constexpr (Op == UnaryOp::kSinh) {
+    return std::sinh(x);
+  } else if constexpr (Op == UnaryOp::kCosh) {
+    return std::cosh(x);
+  } else if constexpr (Op == UnaryOp::kArcsin) {
+    return std::asin(x);
+  } else if constexpr (Op == UnaryOp::kArccos) {
+    return std::acos(x);
+  } else if constexpr (Op == UnaryOp::kArctan) {
+    return std::atan(x);
+  } else if constexpr (Op == UnaryOp::kLogistic) {
+    return C{1} / (C{1} + std::exp(-x));
+  } else if constexpr (Op == UnaryOp::kFloor) {
+    if constexpr (kIsFloat<C>) return std::floor(x);
+    else return x;
+  } else if constexpr (Op == UnaryOp::kCeil) {
+    if constexpr (kIsFloat<C>) return std::ceil(x);
+    else return x;
+  } else if constexpr (Op == UnaryOp::kRound) {
+    if constexpr (kIsFloat<C>) return std::nearbyint(x);  // half to even, as np.round
+    else return x;
+  } else if constexpr (Op == UnaryOp::kLogicalNot) {
+    return x == C{};
+  } else if constexpr (Op == UnaryOp::kBitwiseNot) {
+    if constexpr (std::is_same_v<C, bool>) return !x;
+    else return static_cast<C>(~x);
+  } else if constexpr (Op == UnaryOp::kIsNan) {
+    if constexpr (kIsFloat<C>) return std::isnan(x);
+    else return false;
+  } else if constexpr (Op == UnaryOp::kIsInf) {
+    if constexpr (kIsFloat<C>) return std::isinf(x);
+    else return false;
+  } else if constexpr (Op == UnaryOp::kIsFinite) {
+    if constexpr (kIsFloat<C>) return std::isfinite(x);
+    else return true;
+  } else {
+    static_assert(Op == UnaryOp::kReciprocal);
+    return C{1} / x;
+  }
+}
+
+template <class T, class O, class Fn>
+void unary_loop(const T* in, O* out, std::int64_t n, Fn fn) {
+  detail::parallel_elements(n, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) out[i] = narrow<O>(fn(widen(in[i])));
+  });
+}
+
+template <UnaryOp Op>
+Array unary_typed(const Array& x, DType out_dtype, bool weak) {
+  Array out = Array::uninitialized(x.shape(), out_dtype, op_name(Op));
+  detail::visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = Compute<T>;
+    if constexpr (unary_supported<Op, C>()) {
+      auto fn = [](C v) { return unary_fn<Op, C>(v); };
+      if constexpr (is_predicate(Op)) {
+        unary_loop<T, bool>(x.data<T>(), out.mutable_data<bool>(), x.size(), fn);
+      } else {
+        unary_loop<T, T>(x.data<T>(), out.mutable_data<T>(), x.size(), fn);
+      }
+    }
+  });
+  return out.with_weak_type(weak);
+}
+
+template <std::size_t... I>
+Array unary_dispatch(UnaryOp op, const Array& x, DType out_dtype, bool weak, std::index_sequence<I...>) {
+  Array out;
+  ((static_cast<UnaryOp>(I) == op ? (out = unary_typed<static_cast<UnaryOp>(I)>(x, out_dtype, weak), true) : false) ||
+   ...);
+  return out;
+}
+
+// ---- binary -------------------------------------------------------------
+
+enum class BinaryKind { kArith, kFloatOnly, kNumeric, kCompare, kLogical, kBitwise };
+
+constexpr BinaryKind binary_kind(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kDivide: case BinaryOp::kArctan2:
+      return BinaryKind::kFloatOnly;
+    case BinaryOp::kFloorDivide: case BinaryOp::kRemainder: case BinaryOp::kPower:
+      return BinaryKind::kNumeric;
+    case BinaryOp::kEqual: case BinaryOp::kNotEqual: case BinaryOp::kLess: case BinaryOp::kLessEqual:
+    case BinaryOp::kGreater: case BinaryOp::kGreaterEqual:
+      return BinaryKind::kCompare;
+    case BinaryOp::kLogicalAnd: case BinaryOp::kLogicalOr: case BinaryOp::kLogicalXor:
+      return BinaryKind::kLogical;
+    case BinaryOp::kBitwiseAnd: case BinaryOp::kBitwiseOr: case BinaryOp::kBitwiseXor:
+      return BinaryKind::kBitwise;
+    default:
+      return BinaryKind::kArith;
+  }
+}
+
+template <BinaryOp Op, class C>
+constexpr bool binary_supported() {
+  constexpr BinaryKind k = binary_kind(Op);
+  if constexpr (k == BinaryKind::kFloatOnly) return kIsFloat<C>;
+  if constexpr (k == BinaryKind::kNumeric || Op == BinaryOp::kSubtract) return !std::is_same_v<C, bool>;
+  if constexpr (k == BinaryKind::kLogical) return std::is_same_v<C, bool>;
+  if constexpr (k == BinaryKind::kBitwise) return !kIsFloat<C>;
+  return true;
+}
+
+template <class C>
+C int_floor_divide(C a, C b) {
+  if (b == 0) return 0;
+  if (b == -1) return wrap_sub(C{0}, a);
+  C q = static_cast<C>(a / b);
+  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+template <class C>
+C int_remainder(C a, C b) {
+  if (b == 0 || b == -1) return 0;
+  C r = static_cast<C>(a % b);
+  if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<C>(r + b);
+  return r;
+}
+
+template <class C>
+C int_power(C base, C exp) {
+  if (exp < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exp % 2 == 0) ? C{1} : C{-1};
+    return 0;
+  }
+  C result = 1;
+  while (exp > 0) {
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    exp = static_cast<C>(exp >> 1);
+  }
+  return result;
+}
+
+// jnp.floor_divide on floats (JAX's _float_divmod).
+template <class C>
+C float_floor_divide(C a, C b) {
+  C mod = std::fmod(a, b);
+  C div = (a - mod) / b;
+  bool adjust = mod != 0 && ((b > 0) - (b < 0)) != ((mod > 0) - (mod < 0));
+  if (adjust) div -= C{1};
+  return std::round(div);
+}
+
+template <class C>
+C float_remainder(C a, C b) {
+  C mod = std::fmod(a, b);
+  if (mod != 0 && ((mod < 0) != (b < 0))) mod += b;
+  return mod;
+}
+
+template <BinaryOp Op, class C>
+auto binary_fn(C a, C b) {
+  if constexpr (Op == BinaryOp::kAdd) {
+    if constexpr (std::is_same_v<C, bool>) return a || b;
+    else if constexpr (kIsInt<C>) return wrap_add(a, b);
+    else return static_cast<C>(a + b);
+  } else if constexpr (Op == BinaryOp::kSubtract) {
+    if constexpr (kIsInt<C>) return wrap_sub(a, b);
+    else return static_cast<C>(a - b);
+  } else if constexpr (Op == BinaryOp::kMultiply) {
+    if constexpr (std::is_same_v<C, bool>) return a && b;
+    else if constexpr (kIsInt<C>) return wrap_mul(a, b);
+    else return static_cast<C>(a * b);
+  } else if constexpr (Op == BinaryOp::kDivide) {
+    return a / b;
+  } else if constexpr (Op == BinaryOp::kFloorDivide) {
+    if constexpr (kIsInt<C>) return int_floor_divide(a, b);
+    else return float_floor_divide(a, b);
+  } else if constexpr (Op == BinaryOp::kRemainder) {
+    if constexpr (kIsInt<C>) return int_remainder(a, b);
+    else return float_remainder(a, b);
+  } else if constexpr (Op == BinaryOp::kPower) {
+    if constexpr (kIsInt<C>) return int_power(a, b);
+    else return std::pow(a, b);
+  } else if constexpr (Op == BinaryOp::kMaximum) {
+    if constexpr (kIsFloat<C>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return a < b ? b : a;
+  } else if constexpr (Op == BinaryOp::kMinimum) {
+    if constexpr (kIsFloat<C>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return b < a ? b : a;
+  } else if constexpr (Op == BinaryOp::kEqual) {
+    return a == b;
+  } else if constexpr (Op == BinaryOp::kNotEqual) {
+    return a != b;
+  } else if constexpr (Op == BinaryOp::kLess) {
+    return a < b;
+  } else if constexpr (Op == BinaryOp::kLessEqual) {
+    return a <= b;
+  } else if constexpr (Op == BinaryOp::kGreater) {
+    return a > b;
+  } else if constexpr (Op == BinaryOp::kGreaterEqual) {
+    return a >= b;
+  } else if constexpr (Op == BinaryOp::kLogicalAnd) {
+    return a && b;
+  } else if constexpr (Op == BinaryOp::kLogicalOr) {
+    return a || b;
+  } else if constexpr (Op == BinaryOp::kLogicalXor) {
+    return a != b;
+  } else if constexpr (Op == BinaryOp::kBitwiseAnd) {
+    if constexpr (std::is_same_v<C, bool>) return a && b;
+    else return static_cast<C>(a & b);
+  } else if constexpr (Op == BinaryOp::kBitwiseOr) {
+    if constexpr (std::is_same_v<C, bool>) return a || b;
+    else return static_cast<C>(a | b);
+  } else if constexpr (Op == BinaryOp::kBitwiseXor) {
+    if constexpr (std::is_same_v<C, bool>) return a != b;
+    else return static_cast<C>(a ^ b);
+  } else {
+    static_assert(Op == BinaryOp::kArctan2);
+    return std::atan2(a, b);
+  }
+}
+
+template <class T, class O, class Fn>
+void binary_loop(const T* a, const T* b, O* out, const detail::StridedLoop<3>& loop, Fn fn) {
+  detail::parallel_elements(loop.size, [&](std::int64_t begin, std::int64_t end) {
+    detail::walk_strided<3>(
+        loop, {0, 0, 0}, begin, end,
+        [&](const std::array<std::int64_t, 3>& off, std::int64_t n, const std::array<std::int64_t, 3>& s) {
+          O* o = out + off[0];
+          const T* pa = a + off[1];
+          const T* pb = b + off[2];
+          if (s[1] == 1 && s[2] == 1) {
+            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(widen(pa[i]), widen(pb[i])));
+          } else if (s[1] == 0 && s[2] == 1) {
+            auto av = widen(pa[0]);
+            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(av, widen(pb[i])));
+          } else if (s[1] == 1 && s[2] == 0) {
+            auto bv = widen(pb[0]);
+            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(widen(pa[i]), bv));
+          } else {
+            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(widen(pa[i * s[1]]), widen(pb[i * s[2]])));
+          }
+        });
+  });
+}
+
+template <BinaryOp Op>
+Array binary_typed(const Array& a, const Array& b, const Shape& shape, DType out_dtype, bool weak) {
+  Array out = Array::uninitialized(shape, out_dtype, op_name(Op));
+  if (out.size() == 0) return out.with_weak_type(weak);
+  auto loop = detail::make_strided_loop<3>(
+      shape, {row_major_strides(shape), detail::broadcast_strides(a.shape(), shape),
+              detail::broadcast_strides(b.shape(), shape)});
+  detail::visit_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = Compute<T>;
+    if constexpr (binary_supported<Op, C>()) {
+      auto fn = [](C x, C y) { return binary_fn<Op, C>(x, y); };
+      if constexpr (binary_kind(Op) == BinaryKind::kCompare) {
+        binary_loop<T, bool>(a.data<T>(), b.data<T>(), out.mutable_data<bool>(), loop, fn);
+      } else {
+        binary_loop<T, T>(a.data<T>(), b.data<T>(), out.mutable_data<T>(), loop, fn);
+      }
+    }
+  });
+  return out.with_weak_type(weak);
+}
+
+template <std::size_t... I>
+Array binary_dispatch(BinaryOp op, const Array& a, const Array& b, const Shape& shape, DType out_dtype, bool weak,
+                      std::index_sequence<I...>) {
+  Array out;
+  ((static_cast<BinaryOp>(I) == op
+        ? (out = binary_typed<static_cast<BinaryOp>(I)>(a, b, shape, out_dtype, weak), true)
+        : false) ||
+   ...);
+  return out;
+}
+
+std::string dtypes_of(const Array& a, const Array& b) {
+  return std::string(dtype_name(a.dtype())) + " and " + std::string(dtype_name(b.dtype()));
+}
+
+constexpr std::size_t kNumUnaryOps = static_cast<std::size_t>(UnaryOp::kReciprocal) + 1;
+constexpr std::size_t kNumBinaryOps = static_cast<std::size_t>(BinaryOp::kArctan2) + 1;
+
+}  // namespace
+
+std::string_view op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kNegative: return "negative";
+    case UnaryOp::kPositive: return "positive";
+    case UnaryOp::kAbs: return "abs";
+    case UnaryOp::kSign: return "sign";
+    case UnaryOp::kExp: return "exp";
+    case UnaryOp::kLog: return "log";
+    case UnaryOp::kLog1p: return "log1p";
+    case UnaryOp::kExpm1: return "expm1";
+    case UnaryOp::kSqrt: return "sqrt";
+    case UnaryOp::kRsqrt: return "rsqrt";
+    case UnaryOp::kSquare: return "square";
+    case UnaryOp::kSin: return "sin";
+    case UnaryOp::kCos: return "cos";
+    case UnaryOp::kTan: return "tan";
+    case UnaryOp::kTanh: return "tanh";
+    case UnaryOp::kSinh: return "sinh";
+    case UnaryOp::kCosh: return "cosh";
+    case UnaryOp::kArcsin: return "arcsin";
+    case UnaryOp::kArccos: return "arccos";
+    case UnaryOp::kArctan: return "arctan";
+    case UnaryOp::kLogistic: return "logistic";
+    case UnaryOp::kFloor: return "floor";
+    case UnaryOp::kCeil: return "ceil";
+    case UnaryOp::kRound: return "round";
+    case UnaryOp::kLogicalNot: return "logical_not";
+    case UnaryOp::kBitwiseNot: return "bitwise_not";
+    case UnaryOp::kIsNan: return "isnan";
+    case UnaryOp::kIsInf: return "isinf";
+    case UnaryOp::kIsFinite: return "isfinite";
+    case UnaryOp::kReciprocal: return "reciprocal";
+  }
+  return "unary";
+}
+
+std::string_view op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return "add";
+    case BinaryOp::kSubtract: return "subtract";
+    case BinaryOp::kMultiply: return "multiply";
+    case BinaryOp::kDivide: return "divide";
+    case BinaryOp::kFloorDivide: return "floor_divide";
+    case BinaryOp::kRemainder: return "remainder";
+    case BinaryOp::kPower: return "power";
+    case BinaryOp::kMaximum: return "maximum";
+    case BinaryOp::kMinimum: return "minimum";
+    case BinaryOp::kEqual: return "equal";
+    case BinaryOp::kNotEqual: return "not_equal";
+    case BinaryOp::kLess: return "less";
+    case BinaryOp::kLessEqual: return "less_equal";
+    case BinaryOp::kGreater: return "greater";
+    case BinaryOp::kGreaterEqual: return "greater_equal";
+    case BinaryOp::kLogicalAnd: return "logical_and";
+    case BinaryOp::kLogicalOr: return "logical_or";
+    case BinaryOp::kLogicalXor: return "logical_xor";
+    case BinaryOp::kBitwiseAnd: return "bitwise_and";
+    case BinaryOp::kBitwiseOr: return "bitwise_or";
+    case BinaryOp::kBitwiseXor: return "bitwise_xor";
+    case BinaryOp::kArctan2: return "arctan2";
+  }
+  return "binary";
+}
+
+Array unary(UnaryOp op, const Array& x) {
+  const std::string name(op_name(op));
+  check_placement(x, name);
+  DType dt = x.dtype();
+  if (dt == DType::kBool && (op == UnaryOp::kNegative || op == UnaryOp::kSign)) {
+    throw_invalid_argument("TypeError", name + ": not supported for bool operands (got bool" +
+                                            shape_to_string(x.shape()) + ")",
+                           op == UnaryOp::kNegative ? "use logical_not for booleans, or cast with astype(int32) first"
+                                                    : "cast with astype(int32) first");
+  }
+  if (is_floating(dt) && op == UnaryOp::kBitwiseNot) {
+    throw_invalid_argument("TypeError",
+                           name + ": requires an integer or boolean operand, got " + std::string(dtype_name(dt)),
+                           "bitwise ops are defined on bool and integer dtypes; use logical_not for truth values or "
+                           "cast with astype(int32)");
+  }
+  Array in = x;
+  if (is_float_only(op) && !is_floating(dt)) in = detail::converted(x, kDefaultFloat, name);
+  if (op == UnaryOp::kSquare && dt == DType::kBool) in = detail::converted(x, kDefaultInt, name);
+  DType out_dtype = is_predicate(op) ? DType::kBool : in.dtype();
+  bool weak = is_predicate(op) ? false : x.weak_type();
+  return unary_dispatch(op, in, out_dtype, weak, std::make_index_sequence<kNumUnaryOps>{});
+}
+
+Array binary(BinaryOp op, const Array& a, const Array& b) {
+  const std::string name(op_name(op));
+  check_placement(a, name);
+  check_placement(b, name);
+  Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
+  PromotedType p = promote_weak(a.dtype(), a.weak_type(), b.dtype(), b.weak_type());
+  DType compute = p.dtype;
+  DType out_dtype = p.dtype;
+  bool weak = p.weak;
+  switch (binary_kind(op)) {
+    case BinaryKind::kArith:
+      if (op == BinaryOp::kSubtract && compute == DType::kBool) {
+        throw_invalid_argument("TypeError", name + ": boolean subtract is not supported (got " + dtypes_of(a, b) + ")",
+                               "use logical_xor (or bitwise_xor) for booleans, or cast with astype(int32) first");
+      }
+      break;
+    case BinaryKind::kFloatOnly:
+      if (!is_floating(compute)) compute = out_dtype = kDefaultFloat;
+      break;
+    case BinaryKind::kNumeric:
+      if (compute == DType::kBool) compute = out_dtype = kDefaultInt;
+      break;
+    case BinaryKind::kCompare:
+      out_dtype = DType::kBool;
+      weak = false;
+      break;
+    case BinaryKind::kLogical:
+      compute = out_dtype = DType::kBool;
+      weak = false;
+      break;
+    case BinaryKind::kBitwise:
+      if (is_floating(compute)) {
+        throw_invalid_argument(
+            "TypeError", name + ": requires integer or boolean operands, got " + dtypes_of(a, b),
+            "bitwise ops are defined on bool and integer dtypes; cast with astype(int32), or use the logical_* op "
+            "for truth values");
+      }
+      break;
+  }
+  Array ca = detail::converted(a, compute, name);
+  Array cb = detail::converted(b, compute, name);
+  return binary_dispatch(op, ca, cb, shape, out_dtype, weak, std::make_index_sequence<kNumBinaryOps>{});
+}
+
+Array where(const Array& cond, const Array& x, const Array& y) {
+  check_placement(cond, "where");
+  check_placement(x, "where");
+  check_placement(y, "where");
+  Shape shape;
+  try {
+    shape = broadcast_shapes(broadcast_shapes(cond.shape(), x.shape(), "where"), y.shape(), "where");
+  } catch (const ShapeError&) {
+    throw_shape_error("where", "condition, x and y do not broadcast: " + shape_to_string(cond.shape()) + ", " +
+                                   shape_to_string(x.shape()) + ", " + shape_to_string(y.shape()),
+                      "each trailing dimension must be equal or 1 across the three operands");
+  }
+  PromotedType p = promote_weak(x.dtype(), x.weak_type(), y.dtype(), y.weak_type());
+  Array c = detail::converted(cond, DType::kBool, "where");
+  Array cx = detail::converted(x, p.dtype, "where");
+  Array cy = detail::converted(y, p.dtype, "where");
+  Array out = Array::uninitialized(shape, p.dtype, "where");
+  if (out.size() == 0) return out.with_weak_type(p.weak);
+  auto loop = detail::make_strided_loop<4>(
+      shape, {row_major_strides(shape), detail::broadcast_strides(c.shape(), shape),
+              detail::broadcast_strides(cx.shape(), shape), detail::broadcast_strides(cy.shape(), shape)});
+  detail::visit_dtype(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const bool* pc = c.data<bool>();
+    const T* px = cx.data<T>();
+    const T* py = cy.data<T>();
+    T* po = out.mutable_data<T>();
+    detail::parallel_elements(loop.size, [&](std::int64_t begin, std::int64_t end) {
+      detail::walk_strided<4>(
+          loop, {0, 0, 0, 0}, begin, end,
+          [&](const std::array<std::int64_t, 4>& off, std::int64_t n, const std::array<std::int64_t, 4>& s) {
+            for (std::int64_t i = 0; i < n; ++i) {
+              po[off[0] + i] = pc[off[1] + i * s[1]] ? px[off[2] + i * s[2]] : py[off[3] + i * s[3]];
+            }
+          });
+    });
+  });
+  return out.with_weak_type(p.weak);
+}
+
+Array clip(const Array& x, const Array& lo, const Array& hi) {
+  check_placement(x, "clip");
+  if (lo.valid()) check_placement(lo, "clip");
+  if (hi.valid()) check_placement(hi, "clip");
+  Array out = x;
+  if (lo.valid()) out = binary(BinaryOp::kMaximum, out, lo);
+  if (hi.valid()) out = binary(BinaryOp::kMinimum, out, hi);
+  if (!lo.valid() && !hi.valid()) out = astype(x, x.dtype()).with_weak_type(x.weak_type());
+  return out;
+}
+
+Array astype(const Array& x, DType dtype) {
+  check_placement(x, "astype");
+  Array out = Array::uninitialized(x.shape(), dtype, "astype");
+  const std::int64_t n = x.size();
+  detail::visit_dtype(x.dtype(), [&](auto src_tag) {
+    using S = decltype(src_tag);
+    detail::visit_dtype(dtype, [&](auto dst_tag) {
+      using D = decltype(dst_tag);
+      const S* in = x.data<S>();
+      D* o = out.mutable_data<D>();
+      detail::parallel_elements(n, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) o[i] = narrow<D>(widen(in[i]));
+      });
+    });
+  });
+  return out;
+}
+
+}  // namespace spmd
