@@ -19,7 +19,15 @@ std::string_view op_name(ReduceOp op);
 /// Result dtypes as jnp: sum/prod of bool -> int32, of ints -> same int;
 /// mean/var/std of ints -> float32; any/all -> bool; argmax/argmin -> int32
 /// (these take at most one axis). max/min of an empty axis throw
-/// InvalidArgument. Duplicate axes throw InvalidArgument.
+/// InvalidArgument (kind "ValueError"). Duplicate axes throw InvalidArgument
+/// (kind "ValueError"); an empty `axes` vector reduces nothing.
+///
+/// Accumulation: double for every float dtype, wrapping int64 for ints and
+/// bools, in blocks of 4096 elements combined pairwise, so the bits do not
+/// depend on the thread count. max/min propagate NaN; argmax/argmin count a
+/// NaN as the extreme (first one wins). mean/var/std of an empty axis are
+/// nan; var/std are population statistics (ddof=0). The result keeps x's
+/// weak type except for any/all/argmax/argmin.
 Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes = std::nullopt,
              bool keepdims = false);
 
@@ -37,6 +45,7 @@ inline Array min(const Array& x, std::optional<std::vector<int>> axes = std::nul
 }
 
 /// jnp.cumsum / cumprod along one axis (nullopt = over the flattened array).
+/// Dtypes as sum; a running double (floats) or wrapping int64 accumulator.
 Array cumsum(const Array& x, std::optional<int> axis = std::nullopt);
 Array cumprod(const Array& x, std::optional<int> axis = std::nullopt);
 

@@ -1,0 +1,427 @@
+#include "spmd/core/reduction.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/element_access.h"
+#include "core/parallel.h"
+#include "core/strided_copy.h"
+#include "spmd/error.h"
+
+namespace spmd {
+
+namespace {
+
+using detail::narrow;
+using detail::widen;
+
+template <class T>
+using Compute = decltype(widen(T{}));
+
+// Summation blocks: each block is summed sequentially, block partials are
+// combined pairwise in index order. Neither depends on the thread count.
+constexpr std::int64_t kBlock = 4096;
+
+template <class Acc, class Combine>
+Acc combine_pairwise(std::vector<Acc>& p, Combine combine) {
+  std::size_t n = p.size();
+  while (n > 1) {
+    std::size_t half = n / 2;
+    for (std::size_t i = 0; i < half; ++i) p[i] = combine(p[2 * i], p[2 * i + 1]);
+    if (n % 2 != 0) {
+      p[half] = p[n - 1];
+      n = half + 1;
+    } else {
+      n = half;
+    }
+  }
+  return p[0];
+}
+
+// Reduces every row of an (outer, r) row-major matrix: leaf(row, begin, end)
+// over each block, partials combined pairwise; store(row, acc) writes it.
+template <class Acc, class Leaf, class Combine, class Store>
+void reduce_rows(std::int64_t outer, std::int64_t r, Acc identity, Leaf leaf, Combine combine, Store store) {
+  const std::int64_t nblocks = (r + kBlock - 1) / kBlock;
+  auto block_end = [&](std::int64_t b) { return std::min(r, (b + 1) * kBlock); };
+  auto row_serial = [&](std::int64_t row) -> Acc {
+    if (nblocks == 0) return identity;
+    if (nblocks == 1) return leaf(row, std::int64_t{0}, r);
+    std::vector<Acc> partial(static_cast<std::size_t>(nblocks));
+    for (std::int64_t b = 0; b < nblocks; ++b) partial[static_cast<std::size_t>(b)] = leaf(row, b * kBlock, block_end(b));
+    return combine_pairwise(partial, combine);
+  };
+  const std::int64_t total = outer * r;
+  if (total <= detail::kParallelThreshold || outer >= 16 || nblocks <= 1) {
+    std::int64_t grain = std::max<std::int64_t>(1, detail::kParallelThreshold / std::max<std::int64_t>(r, 1) / 4);
+    detail::parallel_ranges(outer, total, grain, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t row = b; row < e; ++row) store(row, row_serial(row));
+    });
+    return;
+  }
+  for (std::int64_t row = 0; row < outer; ++row) {
+    std::vector<Acc> partial(static_cast<std::size_t>(nblocks));
+    detail::parallel_ranges(nblocks, total, 1, [&](std::int64_t b0, std::int64_t e0) {
+      for (std::int64_t b = b0; b < e0; ++b) partial[static_cast<std::size_t>(b)] = leaf(row, b * kBlock, block_end(b));
+    });
+    store(row, combine_pairwise(partial, combine));
+  }
+}
+
+std::int64_t wrap_add64(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_mul64(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+
+template <class T>
+constexpr bool kFloatT = std::is_floating_point_v<Compute<T>>;
+
+// sum / prod: double accumulator for floats, wrapping int64 for ints and bools.
+template <class T, class O>
+void sum_or_prod(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t r) {
+  using Acc = std::conditional_t<kFloatT<T>, double, std::int64_t>;
+  auto store = [&](std::int64_t row, Acc v) { out[row] = narrow<O>(v); };
+  if (!prod) {
+    auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
+      const T* q = p + row * r;
+      Acc s = 0;
+      for (std::int64_t i = b; i < e; ++i) {
+        if constexpr (kFloatT<T>) s += static_cast<double>(widen(q[i]));
+        else s = wrap_add64(s, static_cast<std::int64_t>(q[i]));
+      }
+      return s;
+    };
+    auto combine = [](Acc a, Acc b) {
+      if constexpr (kFloatT<T>) return a + b;
+      else return wrap_add64(a, b);
+    };
+    reduce_rows<Acc>(outer, r, Acc{0}, leaf, combine, store);
+  } else {
+    auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
+      const T* q = p + row * r;
+      Acc s = 1;
+      for (std::int64_t i = b; i < e; ++i) {
+        if constexpr (kFloatT<T>) s *= static_cast<double>(widen(q[i]));
+        else s = wrap_mul64(s, static_cast<std::int64_t>(q[i]));
+      }
+      return s;
+    };
+    auto combine = [](Acc a, Acc b) {
+      if constexpr (kFloatT<T>) return a * b;
+      else return wrap_mul64(a, b);
+    };
+    reduce_rows<Acc>(outer, r, Acc{1}, leaf, combine, store);
+  }
+}
+
+template <class T>
+void max_or_min(bool is_max, const T* p, T* out, std::int64_t outer, std::int64_t r) {
+  using C = Compute<T>;
+  auto better = [is_max](C a, C b) {  // b replaces a
+    return is_max ? b > a : b < a;
+  };
+  auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
+    const T* q = p + row * r;
+    C m = widen(q[b]);
+    if constexpr (kFloatT<T>) {
+      if (std::isnan(m)) return m;
+    }
+    for (std::int64_t i = b + 1; i < e; ++i) {
+      C v = widen(q[i]);
+      if constexpr (kFloatT<T>) {
+        if (std::isnan(v)) return v;
+      }
+      if (better(m, v)) m = v;
+    }
+    return m;
+  };
+  auto combine = [&](C a, C b) {
+    if constexpr (kFloatT<T>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return better(a, b) ? b : a;
+  };
+  reduce_rows<C>(outer, r, C{}, leaf, combine, [&](std::int64_t row, C v) { out[row] = narrow<T>(v); });
+}
+
+// mean / var / std in double, stored rounded to the float output type.
+template <class T, class O>
+void moments(ReduceOp op, const T* p, O* out, std::int64_t outer, std::int64_t r) {
+  std::vector<double> means(static_cast<std::size_t>(outer));
+  auto sum_leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
+    const T* q = p + row * r;
+    double s = 0;
+    for (std::int64_t i = b; i < e; ++i) s += static_cast<double>(widen(q[i]));
+    return s;
+  };
+  auto add = [](double a, double b) { return a + b; };
+  const double count = static_cast<double>(r);
+  reduce_rows<double>(outer, r, 0.0, sum_leaf, add,
+                      [&](std::int64_t row, double s) { means[static_cast<std::size_t>(row)] = s / count; });
+  if (op == ReduceOp::kMean) {
+    for (std::int64_t row = 0; row < outer; ++row) out[row] = narrow<O>(means[static_cast<std::size_t>(row)]);
+    return;
+  }
+  auto sq_leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
+    const T* q = p + row * r;
+    const double m = means[static_cast<std::size_t>(row)];
+    double s = 0;
+    for (std::int64_t i = b; i < e; ++i) {
+      double d = static_cast<double>(widen(q[i])) - m;
+      s += d * d;
+    }
+    return s;
+  };
+  reduce_rows<double>(outer, r, 0.0, sq_leaf, add, [&](std::int64_t row, double s) {
+    double var = s / count;
+    out[row] = narrow<O>(op == ReduceOp::kStd ? std::sqrt(var) : var);
+  });
+}
+
+template <class T>
+void any_or_all(bool any, const T* p, bool* out, std::int64_t outer, std::int64_t r) {
+  auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
+    const T* q = p + row * r;
+    for (std::int64_t i = b; i < e; ++i) {
+      bool nz = widen(q[i]) != Compute<T>{};
+      if (nz == any) return static_cast<int>(any);
+    }
+    return static_cast<int>(!any);
+  };
+  auto combine = [any](int a, int b) { return any ? (a | b) : (a & b); };
+  reduce_rows<int>(outer, r, any ? 0 : 1, leaf, combine, [&](std::int64_t row, int v) { out[row] = v != 0; });
+}
+
+// First occurrence; a NaN counts as the extreme (jnp.argmax / argmin).
+template <class T>
+void arg_extreme(bool is_max, const T* p, std::int32_t* out, std::int64_t outer, std::int64_t r) {
+  using C = Compute<T>;
+  detail::parallel_ranges(outer, outer * r, std::max<std::int64_t>(1, detail::kParallelThreshold / std::max<std::int64_t>(r, 1)),
+                          [&](std::int64_t b, std::int64_t e) {
+                            for (std::int64_t row = b; row < e; ++row) {
+                              const T* q = p + row * r;
+                              std::int64_t best_i = 0;
+                              C best = widen(q[0]);
+                              bool done = false;
+                              if constexpr (kFloatT<T>) done = std::isnan(best);
+                              for (std::int64_t i = 1; i < r && !done; ++i) {
+                                C v = widen(q[i]);
+                                if constexpr (kFloatT<T>) {
+                                  if (std::isnan(v)) {
+                                    best_i = i;
+                                    break;
+                                  }
+                                }
+                                if (is_max ? v > best : v < best) {
+                                  best = v;
+                                  best_i = i;
+                                }
+                              }
+                              out[row] = static_cast<std::int32_t>(best_i);
+                            }
+                          });
+}
+
+std::string axes_to_string(const std::vector<int>& axes) {
+  Shape s(axes.begin(), axes.end());
+  return shape_to_string(s);
+}
+
+DType sum_dtype(DType t) { return t == DType::kBool ? kDefaultInt : t; }
+
+// Moves the scanned axis last (when it is not already), runs scan on each
+// line and restores the layout.
+template <class Scan>
+Array scan_axis(const Array& x, std::optional<int> axis, std::string_view name, DType out_dtype, Scan scan) {
+  Array in = x;
+  int ax = 0;
+  if (!axis) {
+    in = x.reshaped_view({x.size()});
+  } else {
+    ax = normalize_axis(*axis, x.ndim(), name);
+  }
+  const Shape& shape = in.shape();
+  std::int64_t outer = 1, inner = 1, n = shape.empty() ? 1 : shape[static_cast<std::size_t>(ax)];
+  for (int i = 0; i < ax; ++i) outer *= shape[static_cast<std::size_t>(i)];
+  for (std::size_t i = static_cast<std::size_t>(ax) + 1; i < shape.size(); ++i) inner *= shape[i];
+  Array out = Array::uninitialized(shape, out_dtype, name);
+  if (out.size() == 0) return out.with_weak_type(x.weak_type());
+  detail::visit_dtype(in.dtype(), [&](auto in_tag) {
+    using T = decltype(in_tag);
+    detail::visit_dtype(out_dtype, [&](auto out_tag) {
+      using O = decltype(out_tag);
+      if constexpr (std::is_same_v<T, O> || std::is_same_v<T, bool>) {
+        scan(in.data<T>(), out.mutable_data<O>(), outer, n, inner);
+      }
+    });
+  });
+  return out.with_weak_type(x.weak_type());
+}
+
+template <class T, class O>
+void scan_lines(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t n, std::int64_t inner) {
+  using Acc = std::conditional_t<kFloatT<T>, double, std::int64_t>;
+  detail::parallel_ranges(outer, outer * n * inner, 1, [&](std::int64_t b, std::int64_t e) {
+    std::vector<Acc> acc(static_cast<std::size_t>(inner));
+    for (std::int64_t o = b; o < e; ++o) {
+      std::fill(acc.begin(), acc.end(), prod ? Acc{1} : Acc{0});
+      for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t base = (o * n + k) * inner;
+        for (std::int64_t i = 0; i < inner; ++i) {
+          Acc& a = acc[static_cast<std::size_t>(i)];
+          if constexpr (kFloatT<T>) {
+            double v = static_cast<double>(widen(p[base + i]));
+            a = prod ? a * v : a + v;
+          } else {
+            auto v = static_cast<std::int64_t>(p[base + i]);
+            a = prod ? wrap_mul64(a, v) : wrap_add64(a, v);
+          }
+          out[base + i] = narrow<O>(a);
+        }
+      }
+    }
+  });
+}
+
+Array cumulative(bool prod, const Array& x, std::optional<int> axis) {
+  std::string_view name = prod ? "cumprod" : "cumsum";
+  check_placement(x, name);
+  DType out_dtype = sum_dtype(x.dtype());
+  return scan_axis(x, axis, name, out_dtype, [&](const auto* p, auto* out, std::int64_t outer, std::int64_t n,
+                                                  std::int64_t inner) { scan_lines(prod, p, out, outer, n, inner); });
+}
+
+}  // namespace
+
+std::string_view op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return "sum";
+    case ReduceOp::kProd: return "prod";
+    case ReduceOp::kMax: return "max";
+    case ReduceOp::kMin: return "min";
+    case ReduceOp::kMean: return "mean";
+    case ReduceOp::kAny: return "any";
+    case ReduceOp::kAll: return "all";
+    case ReduceOp::kArgMax: return "argmax";
+    case ReduceOp::kArgMin: return "argmin";
+    case ReduceOp::kVar: return "var";
+    case ReduceOp::kStd: return "std";
+  }
+  return "reduce";
+}
+
+Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, bool keepdims) {
+  const std::string name(op_name(op));
+  check_placement(x, name);
+  const int rank = x.ndim();
+  const bool is_arg = op == ReduceOp::kArgMax || op == ReduceOp::kArgMin;
+  std::vector<bool> reduced(static_cast<std::size_t>(rank), !axes.has_value());
+  if (axes) {
+    if (is_arg && axes->size() != 1) {
+      throw_invalid_argument("InvalidArgument",
+                             name + ": expects a single axis or none, got axes " + axes_to_string(*axes),
+                             "pass one axis, or no axis to search the flattened array");
+    }
+    for (int a : *axes) {
+      int n = normalize_axis(a, rank, name);
+      if (reduced[static_cast<std::size_t>(n)]) {
+        throw_invalid_argument("ValueError",
+                               name + ": duplicate value in 'axis': " + axes_to_string(*axes) + " for an array of shape " +
+                                   shape_to_string(x.shape()),
+                               "list each axis once (negative axes count from the end: -1 is axis " +
+                                   std::to_string(rank - 1) + ")");
+      }
+      reduced[static_cast<std::size_t>(n)] = true;
+    }
+  }
+  std::vector<int> perm;
+  Shape out_shape;
+  std::int64_t outer = 1, r = 1;
+  for (int i = 0; i < rank; ++i) {
+    const std::int64_t d = x.shape()[static_cast<std::size_t>(i)];
+    if (!reduced[static_cast<std::size_t>(i)]) {
+      perm.push_back(i);
+      out_shape.push_back(d);
+      outer *= d;
+    } else if (keepdims) {
+      out_shape.push_back(1);
+    }
+  }
+  bool trailing = true;
+  for (int i = 0; i < rank; ++i) {
+    if (reduced[static_cast<std::size_t>(i)]) {
+      perm.push_back(i);
+      r *= x.shape()[static_cast<std::size_t>(i)];
+    }
+    if (i > 0 && reduced[static_cast<std::size_t>(i - 1)] && !reduced[static_cast<std::size_t>(i)]) trailing = false;
+  }
+  if (r == 0 && (op == ReduceOp::kMax || op == ReduceOp::kMin || is_arg)) {
+    throw_invalid_argument("ValueError",
+                           name + ": zero-size array to reduction operation " + name +
+                               " which has no identity (shape " + shape_to_string(x.shape()) + ")",
+                           "reduce over a non-empty axis, or use a masked reduction with an explicit initial value");
+  }
+
+  DType in_dtype = x.dtype();
+  DType out_dtype = in_dtype;
+  bool weak = x.weak_type();
+  switch (op) {
+    case ReduceOp::kSum: case ReduceOp::kProd: out_dtype = sum_dtype(in_dtype); break;
+    case ReduceOp::kMean: case ReduceOp::kVar: case ReduceOp::kStd:
+      if (!is_floating(in_dtype)) out_dtype = kDefaultFloat;
+      break;
+    case ReduceOp::kAny: case ReduceOp::kAll: out_dtype = DType::kBool; weak = false; break;
+    case ReduceOp::kArgMax: case ReduceOp::kArgMin: out_dtype = DType::kInt32; weak = false; break;
+    default: break;
+  }
+
+  Array data = trailing ? x : detail::permuted_copy(x, perm, name);
+  Array out = Array::uninitialized(out_shape, out_dtype, name);
+  if (outer == 0) return out.with_weak_type(weak);
+
+  detail::visit_dtype(in_dtype, [&](auto in_tag) {
+    using T = decltype(in_tag);
+    const T* p = data.data<T>();
+    switch (op) {
+      case ReduceOp::kSum:
+      case ReduceOp::kProd:
+        if constexpr (std::is_same_v<T, bool>) {
+          sum_or_prod(op == ReduceOp::kProd, p, out.mutable_data<std::int32_t>(), outer, r);
+        } else {
+          sum_or_prod(op == ReduceOp::kProd, p, out.mutable_data<T>(), outer, r);
+        }
+        break;
+      case ReduceOp::kMax:
+      case ReduceOp::kMin:
+        max_or_min(op == ReduceOp::kMax, p, out.mutable_data<T>(), outer, r);
+        break;
+      case ReduceOp::kMean:
+      case ReduceOp::kVar:
+      case ReduceOp::kStd:
+        if constexpr (kFloatT<T>) {
+          moments(op, p, out.mutable_data<T>(), outer, r);
+        } else {
+          moments(op, p, out.mutable_data<float>(), outer, r);
+        }
+        break;
+      case ReduceOp::kAny:
+      case ReduceOp::kAll:
+        any_or_all(op == ReduceOp::kAny, p, out.mutable_data<bool>(), outer, r);
+        break;
+      case ReduceOp::kArgMax:
+      case ReduceOp::kArgMin:
+        arg_extreme(op == ReduceOp::kArgMax, p, out.mutable_data<std::int32_t>(), outer, r);
+        break;
+    }
+  });
+  return out.with_weak_type(weak);
+}
+
+Array cumsum(const Array& x, std::optional<int> axis) { return cumulative(false, x, axis); }
+Array cumprod(const Array& x, std::optional<int> axis) { return cumulative(true, x, axis); }
+
+}  // namespace spmd
