@@ -1,7 +1,14 @@
 #pragma once
 /// \file
 /// Shape and layout ops: reshape, transpose, slicing, concatenation.
-/// All results are fresh row-major arrays on the calling device.
+/// All results are row-major arrays on the calling device. Arrays are
+/// immutable, so reshape, ravel, expand_dims and squeeze of an array already
+/// on the calling device share its storage instead of copying. Results keep
+/// the input's weak type.
+///
+/// Error kinds: bad axes "AxisError", incompatible shapes "ShapeError",
+/// bad values (zero slice step, negative counts) "ValueError", bad indices
+/// "IndexError", non-integer take indices "TypeError".
 
 #include <cstdint>
 #include <optional>
@@ -54,12 +61,14 @@ Array roll(const Array& x, std::int64_t shift, std::optional<int> axis = std::nu
 /// Basic indexing; out-of-range integer indices throw InvalidArgument (kind
 /// "IndexError") naming the axis and size.
 Array index(const Array& x, const std::vector<IndexItem>& items);
-/// x.at[items].set(value) / .add(value): a new array, `value` broadcast to the
-/// indexed region.
+/// x.at[items].set(value) / .add(value): a new array, `value` cast to x's
+/// dtype and broadcast to the indexed region (extra leading size-1 axes of
+/// `value` are dropped, as in numpy assignment).
 enum class UpdateMode { kSet, kAdd, kMultiply, kMin, kMax };
 Array index_update(const Array& x, const std::vector<IndexItem>& items, const Array& value, UpdateMode mode);
 /// jnp.take(x, indices, axis): gather along one axis; indices int32/int64.
-/// Out-of-range indices are clamped, as jnp does by default.
+/// Negative indices count from the end, then out-of-range ones are clamped
+/// (jnp's mode="clip"; recent jnp versions default to "fill" instead).
 Array take(const Array& x, const Array& indices, std::optional<int> axis = std::nullopt);
 
 }  // namespace spmd
