@@ -1,6 +1,9 @@
 #pragma once
 /// \file
-/// Matrix products with numpy semantics.
+/// Matrix products with numpy semantics. The result has the promoted dtype
+/// (bool products are `or` of `and`s); sums accumulate in double for floats
+/// and wrapping int64 for ints, k ascending for every element, so results do
+/// not depend on the thread count.
 
 #include "spmd/core/array.h"
 

@@ -1,0 +1,195 @@
+#include "spmd/core/linalg.h"
+
+#include <type_traits>
+
+#include "core/element_access.h"
+#include "core/parallel.h"
+#include "core/strided_copy.h"
+#include "core/strided_walk.h"
+#include "spmd/core/elementwise.h"
+#include "spmd/core/layout.h"
+#include "spmd/error.h"
+
+namespace spmd {
+
+namespace {
+
+// Elements widened to the accumulator: double for floats, int64 for ints/bools.
+template <class Acc>
+std::vector<Acc> widened(const Array& x) {
+  std::vector<Acc> v(static_cast<std::size_t>(x.size()));
+  detail::visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = x.data<T>();
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<Acc>(detail::widen(p[i]));
+  });
+  return v;
+}
+
+template <class Acc>
+Acc wrap_madd(Acc c, Acc a, Acc b) {
+  if constexpr (std::is_same_v<Acc, double>) {
+    return c + a * b;
+  } else {
+    return static_cast<Acc>(static_cast<std::uint64_t>(c) +
+                            static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+  }
+}
+
+// out[batch, m, n] = sum_k a[batch_a, m, k] * b[batch_b, k, n], k ascending for
+// every element whatever the thread count. a_off/b_off give each batch's
+// operand offsets (broadcast batches reuse them).
+template <class Acc>
+void batched_gemm(const std::vector<Acc>& a, const std::vector<Acc>& b, std::vector<Acc>& c,
+                  const std::vector<std::int64_t>& a_off, const std::vector<std::int64_t>& b_off, std::int64_t m,
+                  std::int64_t k, std::int64_t n) {
+  const auto batches = static_cast<std::int64_t>(a_off.size());
+  const std::int64_t rows = batches * m;
+  const std::int64_t work = rows * k * n;
+  // Parallel only beyond about a million multiply-adds.
+  const std::int64_t grain = std::max<std::int64_t>(1, (1 << 16) / std::max<std::int64_t>(k * n, 1));
+  detail::parallel_ranges(rows, work > (1 << 20) ? work : 0, grain, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t bi = r / m, i = r % m;
+      const Acc* pa = a.data() + a_off[static_cast<std::size_t>(bi)] + i * k;
+      const Acc* pb = b.data() + b_off[static_cast<std::size_t>(bi)];
+      Acc* pc = c.data() + r * n;
+      std::fill(pc, pc + n, Acc{0});
+      for (std::int64_t kk = 0; kk < k; ++kk) {
+        const Acc av = pa[kk];
+        const Acc* brow = pb + kk * n;
+        for (std::int64_t j = 0; j < n; ++j) pc[j] = wrap_madd(pc[j], av, brow[j]);
+      }
+    }
+  });
+}
+
+std::string pair(const Array& a, const Array& b, std::string_view sep) {
+  return shape_to_string(a.shape()) + " " + std::string(sep) + " " + shape_to_string(b.shape());
+}
+
+// Matmul of a (..., m, k) and b (..., k, n) with batch shapes already checked
+// to broadcast to `batch`.
+Array matmul_core(const Array& a, const Array& b, const Shape& batch, std::int64_t m, std::int64_t k, std::int64_t n,
+                  const Shape& out_shape, PromotedType p, std::string_view name) {
+  Array out = Array::uninitialized(out_shape, p.dtype, name).with_weak_type(p.weak);
+  const std::int64_t nb = num_elements(batch);
+  if (out.size() == 0) return out;
+  Shape a_batch(a.shape().begin(), a.shape().end() - 2);
+  Shape b_batch(b.shape().begin(), b.shape().end() - 2);
+  auto as = detail::broadcast_strides(a_batch, batch);
+  auto bs = detail::broadcast_strides(b_batch, batch);
+  std::vector<std::int64_t> a_off(static_cast<std::size_t>(nb)), b_off(static_cast<std::size_t>(nb));
+  auto bstr = row_major_strides(batch);
+  for (std::int64_t i = 0; i < nb; ++i) {
+    std::int64_t rem = i, oa = 0, ob = 0;
+    for (std::size_t d = 0; d < batch.size(); ++d) {
+      std::int64_t idx = rem / bstr[d];
+      rem %= bstr[d];
+      oa += idx * as[d];
+      ob += idx * bs[d];
+    }
+    a_off[static_cast<std::size_t>(i)] = oa * m * k;
+    b_off[static_cast<std::size_t>(i)] = ob * k * n;
+  }
+  auto run = [&](auto acc_tag) {
+    using Acc = decltype(acc_tag);
+    auto va = widened<Acc>(a);
+    auto vb = widened<Acc>(b);
+    std::vector<Acc> vc(static_cast<std::size_t>(out.size()));
+    batched_gemm(va, vb, vc, a_off, b_off, m, k, n);
+    detail::visit_dtype(p.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      T* o = out.mutable_data<T>();
+      for (std::size_t i = 0; i < vc.size(); ++i) o[i] = detail::narrow<T>(vc[i]);
+    });
+  };
+  if (is_floating(p.dtype)) run(double{});
+  else run(std::int64_t{});
+  return out;
+}
+
+}  // namespace
+
+Array matmul(const Array& a, const Array& b) {
+  check_placement(a, "matmul");
+  check_placement(b, "matmul");
+  if (a.ndim() == 0 || b.ndim() == 0) {
+    throw_shape_error("matmul",
+                      "operands must be at least 1-dimensional, got " + pair(a, b, "@"),
+                      "use multiply (*) for scalars");
+  }
+  PromotedType p = promote_weak(a.dtype(), a.weak_type(), b.dtype(), b.weak_type());
+  Shape as = a.shape(), bs = b.shape();
+  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  if (a_vec) as.insert(as.begin(), 1);
+  if (b_vec) bs.push_back(1);
+  const std::int64_t m = as[as.size() - 2], k = as.back(), kb = bs[bs.size() - 2], n = bs.back();
+  if (k != kb) {
+    throw_shape_error("matmul",
+                      "contracting dimensions differ: " + pair(a, b, "@") + ": " + std::to_string(k) +
+                          " != " + std::to_string(kb),
+                      "the last axis of the first operand must match the " +
+                          std::string(b_vec ? "only" : "second-to-last") +
+                          " axis of the second; transpose an operand (swapaxes(b, -1, -2)) or check the shapes");
+  }
+  Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
+  Shape batch;
+  try {
+    batch = broadcast_shapes(a_batch, b_batch, "matmul");
+  } catch (const ShapeError&) {
+    throw_shape_error("matmul",
+                      "batch dimensions do not broadcast: " + pair(a, b, "@") + ": " + shape_to_string(a_batch) +
+                          " vs " + shape_to_string(b_batch),
+                      "leading (batch) dimensions must be equal or 1");
+  }
+  Shape out_shape = batch;
+  if (!a_vec) out_shape.push_back(m);
+  if (!b_vec) out_shape.push_back(n);
+  return matmul_core(a.reshaped_view(as), b.reshaped_view(bs), batch, m, k, n, out_shape, p, "matmul");
+}
+
+Array dot(const Array& a, const Array& b) {
+  check_placement(a, "dot");
+  check_placement(b, "dot");
+  if (a.ndim() == 0 || b.ndim() == 0) return binary(BinaryOp::kMultiply, a, b);
+  const std::int64_t k = a.shape().back();
+  const std::size_t b_axis = b.ndim() == 1 ? 0 : static_cast<std::size_t>(b.ndim() - 2);
+  const std::int64_t kb = b.shape()[b_axis];
+  if (k != kb) {
+    throw_shape_error("dot",
+                      "shapes " + pair(a, b, "and") + " not aligned: " + std::to_string(k) + " (dim " +
+                          std::to_string(a.ndim() - 1) + ") != " + std::to_string(kb) + " (dim " +
+                          std::to_string(b_axis) + ")",
+                      "dot contracts the last axis of the first operand with the " +
+                          std::string(b.ndim() == 1 ? "only" : "second-to-last") +
+                          " axis of the second; transpose an operand or check the shapes");
+  }
+  if (b.ndim() <= 2) return matmul(a, b);
+  // N-D x M-D: a as (P, k) times b moved to (k, Q*n); the result is
+  // a.shape[:-1] + b.shape[:-2] + (n,).
+  PromotedType p = promote_weak(a.dtype(), a.weak_type(), b.dtype(), b.weak_type());
+  const std::int64_t rows = num_elements(Shape(a.shape().begin(), a.shape().end() - 1));
+  const std::int64_t cols = num_elements(Shape(b.shape().begin(), b.shape().end() - 2)) * b.shape().back();
+  std::vector<int> perm{static_cast<int>(b_axis)};
+  for (int i = 0; i < b.ndim(); ++i) {
+    if (i != static_cast<int>(b_axis)) perm.push_back(i);
+  }
+  Array a2 = a.reshaped_view({rows, k});
+  Array b2 = detail::permuted_copy(b, perm, "dot").reshaped_view({k, cols});
+  Shape out_shape(a.shape().begin(), a.shape().end() - 1);
+  out_shape.insert(out_shape.end(), b.shape().begin(), b.shape().end() - 2);
+  out_shape.push_back(b.shape().back());
+  return matmul_core(a2, b2, {}, rows, k, cols, out_shape, p, "dot");
+}
+
+Array outer(const Array& a, const Array& b) {
+  check_placement(a, "outer");
+  check_placement(b, "outer");
+  Array ca = a.reshaped_view({a.size(), 1});
+  Array cb = b.reshaped_view({b.size()});
+  Array out = binary(BinaryOp::kMultiply, ca, cb);
+  return out;
+}
+
+}  // namespace spmd

@@ -1,0 +1,113 @@
+#include <catch2/catch.hpp>
+
+#include <tbb/global_control.h>
+
+#include "spmd/core/creation.h"
+#include "spmd/core/elementwise.h"
+#include "spmd/core/layout.h"
+#include "spmd/core/linalg.h"
+#include "unit/core/core_test_util.h"
+
+using namespace spmd;
+using namespace spmd::test;
+using V = std::vector<double>;
+using I = std::vector<std::int64_t>;
+
+TEST_CASE("core::linalg: matmul of matrices and vectors", "[linalg]") {
+  Array a = iarr({1, 2, 3, 4, 5, 6}, DType::kInt32, {2, 3});
+  Array b = iarr({7, 8, 9, 10, 11, 12}, DType::kInt32, {3, 2});
+  Array c = matmul(a, b);
+  REQUIRE(c.shape() == Shape{2, 2});
+  REQUIRE(c.dtype() == DType::kInt32);
+  REQUIRE(ivals(c) == I{58, 64, 139, 154});
+  Array v = iarr({1, 2, 3});
+  Array inner = matmul(v, iarr({4, 5, 6}));
+  REQUIRE(inner.shape().empty());
+  REQUIRE(inner.element_as_int64(0) == 32);
+  REQUIRE(ivals(matmul(a, iarr({1, 1, 1}))) == I{6, 15});
+  Array vm = matmul(v, b);
+  REQUIRE(vm.shape() == Shape{2});
+  REQUIRE(ivals(vm) == I{58, 64});
+  Array f = matmul(a, arr({0.5, 0, 0, 0.5, 1, 1}, DType::kFloat32, {3, 2}));
+  REQUIRE(f.dtype() == DType::kFloat32);
+  REQUIRE(vals(f) == V{3.5, 4, 8, 8.5});
+  Array bm = matmul(barr({true, false, false, false}, {2, 2}), barr({false, true, true, false}, {2, 2}));
+  REQUIRE(bm.dtype() == DType::kBool);
+  REQUIRE(ivals(bm) == I{0, 1, 0, 0});
+  Array h = matmul(arr({1, 2}, DType::kFloat16), arr({3, 4}, DType::kFloat16));
+  REQUIRE(h.dtype() == DType::kFloat16);
+  REQUIRE(vals(h) == V{11});
+}
+
+TEST_CASE("core::linalg: matmul broadcasts batch dimensions", "[linalg]") {
+  // a: (2,1,2,2) = [I, 2I]; b: (3,2,2) = [M, 10M, 100M] with M = [[1,2],[3,4]]
+  Array a = arr({1, 0, 0, 1, 2, 0, 0, 2}, DType::kFloat32, {2, 1, 2, 2});
+  Array b = arr({1, 2, 3, 4, 10, 20, 30, 40, 100, 200, 300, 400}, DType::kFloat32, {3, 2, 2});
+  Array c = matmul(a, b);
+  REQUIRE(c.shape() == Shape{2, 3, 2, 2});
+  REQUIRE(vals(c) == V{1,   2,   3,   4,   10,  20,  30,  40,  100, 200, 300, 400,
+                       2,   4,   6,   8,   20,  40,  60,  80,  200, 400, 600, 800});
+  Array bv = matmul(b, arr({1, 1}));
+  REQUIRE(bv.shape() == Shape{3, 2});
+  REQUIRE(vals(bv) == V{3, 7, 30, 70, 300, 700});
+  Report r = error_of([] { matmul(zeros({2, 2, 3}), zeros({3, 3, 2})); });
+  REQUIRE(r.kind == "ShapeError");
+  REQUIRE_THAT(r.message, Catch::Contains("batch") && Catch::Contains("(2, 2, 3) @ (3, 3, 2)"));
+}
+
+TEST_CASE("core::linalg: matmul shape errors name both shapes", "[linalg]") {
+  Report r = error_of([] { matmul(zeros({4, 3}), zeros({4, 3})); });
+  REQUIRE(r.kind == "ShapeError");
+  REQUIRE(r.message == "matmul: contracting dimensions differ: (4, 3) @ (4, 3): 3 != 4");
+  REQUIRE_THAT(r.hint, Catch::Contains("second-to-last"));
+  REQUIRE(error_of([] { matmul(zeros({3}), zeros({4})); }).message ==
+          "matmul: contracting dimensions differ: (3,) @ (4,): 3 != 4");
+  REQUIRE(error_of([] { matmul(Array::scalar(1.0, DType::kFloat32), zeros({2})); }).kind == "ShapeError");
+}
+
+TEST_CASE("core::linalg: dot follows numpy for every rank", "[linalg]") {
+  REQUIRE(dot(iarr({1, 2, 3}), iarr({4, 5, 6})).element_as_int64(0) == 32);
+  Array s = dot(Array::scalar(2.0, DType::kFloat32), arr({1, 2}));
+  REQUIRE(vals(s) == V{2, 4});
+  Array a = iarr({1, 2, 3, 4, 5, 6}, DType::kInt32, {2, 3});
+  REQUIRE(ivals(dot(a, iarr({1, 0, -1}))) == I{-2, -2});
+  // N-D x M-D: out[i, j, k] = sum_l a[i, l] * b[j, l, k]
+  Array b = reshape(arange(12), {2, 3, 2});  // b[j] = [[0,1],[2,3],[4,5]] + 6j
+  Array d = dot(a, b);
+  REQUIRE(d.shape() == Shape{2, 2, 2});
+  REQUIRE(ivals(d) == I{16, 22, 52, 58, 34, 49, 124, 139});
+  Array v3 = dot(iarr({1, 1, 1}), b);  // 1-D x 3-D: sums over b's second-to-last axis
+  REQUIRE(v3.shape() == Shape{2, 2});
+  REQUIRE(ivals(v3) == I{6, 9, 24, 27});
+  Report r = error_of([&] { dot(a, iarr({1, 2})); });
+  REQUIRE(r.kind == "ShapeError");
+  REQUIRE_THAT(r.message, Catch::Contains("dot: shapes (2, 3) and (2,) not aligned: 3 (dim 1) != 2 (dim 0)"));
+}
+
+TEST_CASE("core::linalg: outer and empty products", "[linalg]") {
+  Array o = outer(iarr({1, 2, 3}), iarr({4, 5}));
+  REQUIRE(o.shape() == Shape{3, 2});
+  REQUIRE(ivals(o) == I{4, 5, 8, 10, 12, 15});
+  REQUIRE(outer(iarr({1, 2, 3, 4}, DType::kInt32, {2, 2}), arr({0.5})).dtype() == DType::kFloat32);
+  Array z = matmul(zeros({2, 0}), zeros({0, 3}));
+  REQUIRE(z.shape() == Shape{2, 3});
+  REQUIRE(vals(z) == V(6, 0.0));
+  REQUIRE(matmul(zeros({0, 2}), zeros({2, 3})).shape() == Shape{0, 3});
+  REQUIRE(dot(zeros({2, 0}), zeros({3, 0, 4})).shape() == Shape{2, 3, 4});
+}
+
+TEST_CASE("core::linalg: large products are thread-count independent", "[linalg]") {
+  Array a = reshape(unary(UnaryOp::kSin, arange(0, 200 * 160, 1, DType::kFloat32)), {200, 160});
+  Array b = reshape(unary(UnaryOp::kCos, arange(0, 160 * 150, 1, DType::kFloat32)), {160, 150});
+  Array parallel = matmul(a, b);
+  Array serial;
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    serial = matmul(a, b);
+  }
+  REQUIRE(parallel.identical(serial));
+  // element (7, 11) against a direct double-precision dot product
+  double ref = 0;
+  for (int k = 0; k < 160; ++k) ref += a.element_as_double(7 * 160 + k) * b.element_as_double(k * 150 + 11);
+  REQUIRE(parallel.element_as_double(7 * 150 + 11) == static_cast<double>(static_cast<float>(ref)));
+}
