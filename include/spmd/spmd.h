@@ -6,6 +6,7 @@
 #include "spmd/collectives/all_to_all.h"
 #include "spmd/collectives/axis_index.h"
 #include "spmd/collectives/barrier.h"
+#include "spmd/collectives/collective_kind.h"
 #include "spmd/collectives/ppermute.h"
 #include "spmd/collectives/psum_scatter.h"
 #include "spmd/collectives/reduce.h"

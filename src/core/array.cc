@@ -50,7 +50,7 @@ Array Array::from_int64s(std::span<const std::int64_t> values, const Shape& shap
   return a;
 }
 
-Array Array::from_bools(std::span<const bool> values, const Shape& shape) {
+Array Array::from_bools(const std::vector<bool>& values, const Shape& shape) {
   std::vector<std::int64_t> ints(values.begin(), values.end());
   return from_int64s(ints, shape, DType::kBool);
 }

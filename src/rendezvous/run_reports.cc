@@ -219,6 +219,7 @@ void describe_rendezvous(const Communicator& comm, const std::vector<std::unique
     arrived.push_back(a->ctx->device);
     any = a->ctx;
   }
+  if (any == nullptr) return;
   for (const auto& c : contexts) {
     if (!same_group(*any, *c, comm)) continue;
     bool here = std::any_of(comm.slots.begin(), comm.slots.end(), [&](Arrival* a) { return a && a->ctx == c.get(); });
@@ -352,7 +353,9 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
     std::vector<const DeviceContext*> missing;
     describe_rendezvous(comm, contexts, arrived, missing);
     const CollectiveSignature& sig = comm.first->sig;
-    std::string line = format_devices(arrived) + " wait at " + sig.op_and_axes() + " #" +
+    // A lone device is named with its coordinates; groups by id.
+    std::string who = arrived.size() == 1 ? comm.first->ctx->label : format_devices(arrived);
+    std::string line = who + " wait" + (arrived.size() == 1 ? "s" : "") + " at " + sig.op_and_axes() + " #" +
                        std::to_string(comm.first->seq) + " (" + sig.loc.to_string() + ")";
     std::string missing_text;
     for (const DeviceContext* m : missing) {
@@ -384,12 +387,13 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
            "run the same collectives in the same order; a collective inside a condition that differs across "
            "devices (lax.cond on lax.axis_index or on device data) is skipped by some of them. Move the "
            "collective out of the condition, or make the condition the same on every device";
-  } else if (other_collective) {
-    hint = "devices wait at different collectives; every device must issue the same collectives in the same "
-           "order (check conditions and loop trip counts that depend on the device)";
-  } else {
-    hint = "every device must reach each collective the others wait at";
   }
+  if (other_collective) {
+    hint += std::string(hint.empty() ? "" : ". Also: ") +
+            "devices wait at different collectives; every device must issue the same collectives in the same "
+            "order (check conditions and loop trip counts that depend on the device)";
+  }
+  if (hint.empty()) hint = "every device must reach each collective the others wait at";
   if (r.divergence.decision_loc.valid()) hint = "the first differing decision was " + r.divergence.decision_summary + ". " + hint;
   r.hint = hint;
   return r;

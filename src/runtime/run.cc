@@ -71,12 +71,26 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
     std::rethrow_exception(error);
   } catch (const RunAborted&) {
     aborted_here = true;
-  } catch (const Error& e) {
-    detail = "raised " + e.kind() + ": " + e.report().message;
+  } catch (Error& e) {
+    // Errors raised inside a device name it, and the line it stood at.
+    Report& r = e.mutable_report();
+    if (r.device < 0) r.device = ctx.device;
+    if (!r.where.valid()) r.where = ctx.current_loc;
+    detail = "raised " + e.kind() + ": " + r.message;
   } catch (const std::exception& e) {
     detail = std::string("raised C++ exception: ") + e.what();
+    Report r = make_report("DeviceError", ctx.label + " raised an exception: " + e.what(),
+                           "the exception escaped the function given to pmap; the other devices were stopped");
+    r.device = ctx.device;
+    r.where = ctx.current_loc;
+    error = std::make_exception_ptr(DeviceError(std::move(r)));
   } catch (...) {
     detail = "raised an unknown C++ exception";
+    Report r = make_report("DeviceError", ctx.label + " raised an exception that is not a std::exception",
+                           "throw types derived from std::exception so their message can be reported");
+    r.device = ctx.device;
+    r.where = ctx.current_loc;
+    error = std::make_exception_ptr(DeviceError(std::move(r)));
   }
   if (!aborted_here) {
     RecentEvent ev{EventKind::kError};

@@ -44,7 +44,7 @@ class Array {
   /// Host values converted to `dtype` (rounded for float16/bfloat16).
   static Array from_doubles(std::span<const double> values, const Shape& shape, DType dtype);
   static Array from_int64s(std::span<const std::int64_t> values, const Shape& shape, DType dtype);
-  static Array from_bools(std::span<const bool> values, const Shape& shape);
+  static Array from_bools(const std::vector<bool>& values, const Shape& shape);
   /// A 0-d array. `weak` marks a Python scalar (see promote_weak).
   static Array scalar(double value, DType dtype, bool weak = false);
   static Array scalar_int(std::int64_t value, DType dtype = kDefaultInt, bool weak = false);

@@ -85,13 +85,13 @@ bool SharedScheduler::has_ready_fibers() const noexcept {
 
 void SharedScheduler::suspend_until(std::chrono::steady_clock::time_point const& tp) noexcept {
   std::unique_lock<std::mutex> lock(shared_.mu);
-  std::uint64_t seen = shared_.wakeups;
-  auto ready = [&] { return !shared_.ready.empty() || shared_.wakeups != seen; };
+  auto ready = [&] { return !shared_.ready.empty() || notified_; };
   if (tp == std::chrono::steady_clock::time_point::max()) {
     shared_.cv.wait(lock, ready);
   } else {
     shared_.cv.wait_until(lock, tp, ready);
   }
+  notified_ = false;
 }
 
 void SharedScheduler::notify() noexcept {
@@ -99,7 +99,7 @@ void SharedScheduler::notify() noexcept {
   // sleeper (a handful of threads) so this one re-checks its pinned queue.
   {
     std::lock_guard<std::mutex> lock(shared_.mu);
-    ++shared_.wakeups;
+    notified_ = true;
   }
   shared_.cv.notify_all();
 }

@@ -55,7 +55,6 @@ struct SharedQueue {
   std::mutex mu;
   std::condition_variable cv;
   std::deque<boost::fibers::context*> ready;
-  std::uint64_t wakeups = 0;  // bumped by notify(): sleepers re-check their queues
 };
 
 class SharedScheduler : public boost::fibers::algo::algorithm_with_properties<DeviceProps> {
@@ -70,6 +69,9 @@ class SharedScheduler : public boost::fibers::algo::algorithm_with_properties<De
  private:
   SharedQueue& shared_;
   std::deque<boost::fibers::context*> pinned_;  // main and dispatcher fibers never migrate
+  // Set by notify() (under shared_.mu) and consumed by suspend_until: sticky,
+  // so a wake-up between "nothing to run" and going to sleep is not lost.
+  bool notified_ = false;
 };
 
 }  // namespace spmd::sim
