@@ -1,0 +1,209 @@
+// pmap: splitting, replication, stacking, and every input/output error.
+
+#include <catch2/catch.hpp>
+
+#include "support/spawn.h"
+
+using namespace spmd;
+using namespace spmd::testing;
+
+namespace {
+std::vector<Array> identity(std::span<const Array> a) { return {a.begin(), a.end()}; }
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+Array arange_f32(std::int64_t n, Shape s) {
+  std::vector<double> v;
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(static_cast<double>(i));
+  return f32(v, s);
+}
+}  // namespace
+
+TEST_CASE("pmap::split: in_axes picks the split axis, None replicates", "[pmap]") {
+  Runtime rt({.devices = 4});
+  Array x = arange_f32(12, {3, 4});  // split along axis 1: device d gets column d
+  Array y = f32({5}, {});
+  PmapOptions o;
+  o.axis_name = "i";
+  o.in_axes = {1, kReplicated};
+  auto out = rt.pmap(
+      [](std::span<const Array> a) {
+        REQUIRE(a[0].shape() == Shape{3});
+        REQUIRE(a[1].shape() == Shape{});
+        return std::vector<Array>{a[0] * a[1]};
+      },
+      std::vector<Array>{x, y}, o);
+  REQUIRE(out[0].shape() == Shape{4, 3});
+  REQUIRE(row(out[0], 1) == std::vector<double>{5, 25, 45});
+}
+
+TEST_CASE("pmap::split: replicated inputs are copied into each device's arena", "[pmap]") {
+  Runtime rt({.devices = 2});
+  Array y = arange_f32(256, {256});
+  PmapOptions o;
+  o.in_axes = {kReplicated};
+  o.axis_size = 2;
+  rt.pmap(
+      [](std::span<const Array> a) {
+        REQUIRE(a[0].device() == current_device().id);
+        return std::vector<Array>{};
+      },
+      std::vector<Array>{y}, o);
+  REQUIRE(rt.arena_usage(0).peak_bytes >= 1024);
+  REQUIRE(rt.arena_usage(1).peak_bytes >= 1024);
+  REQUIRE(rt.arena_usage(1).live_bytes == 0);
+}
+
+TEST_CASE("pmap::split: negative in_axes and out_axes", "[pmap]") {
+  Runtime rt({.devices = 2});
+  Array x = arange_f32(6, {3, 2});
+  PmapOptions o;
+  o.in_axes = {-1};
+  o.out_axes = {-1};
+  auto out = rt.pmap(identity, std::vector<Array>{x}, o);
+  REQUIRE(out[0].shape() == Shape{3, 2});
+  REQUIRE(out[0].to_doubles() == x.to_doubles());
+}
+
+TEST_CASE("pmap::split: inconsistent mapped sizes name every argument", "[pmap]") {
+  Runtime rt({.devices = 8});
+  PmapOptions o;
+  o.axis_name = "batch";
+  o.arg_names = {"x", "y"};
+  o.loc = SourceLoc{"f.py", 22, 10};
+  auto e = expect_error<InvalidArgument>([&] {
+    rt.pmap(identity, std::vector<Array>{zeros({4, 10}), zeros({3})}, o);
+  });
+  const Report& r = e.report();
+  REQUIRE(r.kind == "InputSplitError");
+  REQUIRE(r.message == "pmap: got inconsistent sizes for array axes to be mapped");
+  REQUIRE(r.details == std::vector<std::string>{"* argument 0 'x' of shape (4, 10) has size 4 along axis 0",
+                                                "* argument 1 'y' of shape (3,) has size 3 along axis 0"});
+  REQUIRE(r.where == SourceLoc{"f.py", 22, 10});
+  REQUIRE(contains(r.hint, "in_axes=None"));
+  REQUIRE(r.table.rows.size() == 2);
+}
+
+TEST_CASE("pmap::split: more devices than available suggests a reshape", "[pmap]") {
+  Runtime rt({.devices = 4});
+  PmapOptions o;
+  o.arg_names = {"sharded_data"};
+  auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, std::vector<Array>{zeros({8, 10})}, o); });
+  REQUIRE(e.report().kind == "DeviceCountError");
+  REQUIRE(e.report().message ==
+          "pmap: the computation needs 8 devices, but only 4 are available; it is the size of axis 0 of argument 0 "
+          "'sharded_data' (shape (8, 10)); e.g. reshape it to (4, 2, 10) to give each of the 4 devices 2 rows");
+  REQUIRE(contains(e.report().hint, "jax.device_count() (4)"));
+}
+
+TEST_CASE("pmap::split: in_axes errors", "[pmap]") {
+  Runtime rt({.devices = 4});
+  SECTION("out of bounds") {
+    PmapOptions o;
+    o.in_axes = {2};
+    auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, std::vector<Array>{zeros({4, 3})}, o); });
+    REQUIRE(e.report().message == "pmap: in_axes[0]=2 is out of bounds for argument 0 of shape (4, 3) (rank 2)");
+  }
+  SECTION("scalar mapped") {
+    auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, std::vector<Array>{zeros({})}, PmapOptions{}); });
+    REQUIRE(e.report().hint == "a scalar has no axis to split: replicate it with in_axes=None");
+  }
+  SECTION("wrong count") {
+    PmapOptions o;
+    o.in_axes = {0, 0};
+    auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, std::vector<Array>{zeros({4})}, o); });
+    REQUIRE(e.report().message == "pmap: in_axes has 2 entries but the function is called with 1 argument");
+  }
+  SECTION("nothing mapped") {
+    PmapOptions o;
+    o.in_axes = {kReplicated};
+    auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, std::vector<Array>{zeros({4})}, o); });
+    REQUIRE(e.report().message ==
+            "pmap: no argument is mapped and no axis_size is given, so the device count is unknown");
+  }
+}
+
+TEST_CASE("pmap::stack: out_axes errors", "[pmap]") {
+  Runtime rt({.devices = 4});
+  SECTION("devices return different shapes") {
+    auto e = expect_error<InvalidArgument>([&] {
+      run_on(rt, 4, {}, [](std::span<const Array>) {
+        return std::vector<Array>{zeros({current_device().id == 1 ? 2 : 3})};
+      });
+    });
+    REQUIRE(e.report().kind == "OutAxesError");
+    REQUIRE(e.report().message ==
+            "pmap: cannot stack output 0: devices returned different shapes or dtypes: device 1 f32[2]; devices {0, 2, 3} f32[3]");
+  }
+  SECTION("out_axes=None with values that differ") {
+    PmapOptions o;
+    o.axis_size = 4;
+    o.axis_name = "i";
+    o.out_axes = {kReplicated};
+    auto e = expect_error<InvalidArgument>([&] {
+      rt.pmap([](std::span<const Array>) { return std::vector<Array>{axis_index("i")}; }, {}, o);
+    });
+    REQUIRE(e.report().message ==
+            "pmap: out_axes=None for output 0 but its value differs between devices (device 0 and device 1 differ)");
+  }
+  SECTION("out_axes=None after psum returns one copy") {
+    PmapOptions o;
+    o.axis_size = 4;
+    o.axis_name = "i";
+    o.out_axes = {kReplicated};
+    auto out = rt.pmap([](std::span<const Array>) { return std::vector<Array>{psum(axis_index("i"), "i")}; }, {}, o);
+    REQUIRE(out[0].shape() == Shape{});
+    REQUIRE(out[0].element_as_int64(0) == 6);
+  }
+  SECTION("out axis out of bounds") {
+    PmapOptions o;
+    o.axis_size = 4;
+    o.out_axes = {2};
+    auto e = expect_error<InvalidArgument>([&] {
+      rt.pmap([](std::span<const Array>) { return std::vector<Array>{zeros({3})}; }, {}, o);
+    });
+    REQUIRE(e.report().message == "pmap: out_axes[0]=2 is out of bounds for output 0 of per-device shape (3,)");
+  }
+}
+
+TEST_CASE("pmap::split: replicated argument shaped like a split gets a note on failure", "[pmap]") {
+  Runtime rt({.devices = 4});
+  PmapOptions o;
+  o.axis_name = "i";
+  o.in_axes = {0, kReplicated};
+  o.arg_names = {"x", "w"};
+  auto e = expect_error<ShapeError>([&] {
+    rt.pmap([](std::span<const Array> a) { return std::vector<Array>{a[0] + a[1]}; },
+            std::vector<Array>{zeros({4, 3}), zeros({4, 5})}, o);
+  });
+  REQUIRE(e.report().details.back() ==
+          "note: argument 1 'w' (shape (4, 5)) is replicated (in_axes=None), yet its axis 0 equals the device count "
+          "4: if each device should get one slice, use in_axes=0");
+}
+
+TEST_CASE("pmap::devices: explicit device ids and the device count check", "[pmap]") {
+  Runtime rt({.devices = 8});
+  PmapOptions o;
+  o.axis_size = 2;
+  o.devices = {5, 6};
+  auto out = rt.pmap([](std::span<const Array>) { return std::vector<Array>{Array::scalar_int(current_device().id)}; }, {}, o);
+  REQUIRE(out[0].to_int64s() == std::vector<std::int64_t>{5, 6});
+  o.devices = {5, 5};
+  auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, {}, o); });
+  REQUIRE(e.report().message == "pmap: devices= contains 5 twice");
+}
+
+TEST_CASE("pmap::nested: needs outer x inner devices", "[pmap]") {
+  Runtime rt({.devices = 4});
+  PmapOptions outer;
+  outer.axis_size = 2;
+  auto e = expect_error<InvalidArgument>([&] {
+    rt.pmap(
+        [](std::span<const Array>) {
+          PmapOptions inner;
+          inner.axis_size = 4;
+          return pmap([](std::span<const Array>) { return std::vector<Array>{}; }, {}, inner);
+        },
+        {}, outer);
+  });
+  REQUIRE(e.report().kind == "DeviceCountError");
+  REQUIRE(e.report().message == "pmap: the nested pmap needs 2 x 4 = 8 devices, but only 4 are available");
+}
