@@ -121,7 +121,7 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
     ev.types = sig.operand_types();
     ev.loc = sig.loc;
     ctx.record_history(HistoryEntry{sig.kind, ev.axes, ev.types, sig.loc});
-    run.record_event(ctx, std::move(ev));
+    run.record_event(ctx, std::move(ev), &sig);
   }
   me.sig = std::move(sig);
 
@@ -164,7 +164,7 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
     // The members stay parked (counted as blocked) while the data moves.
     lock.unlock();
     try {
-      run.backend().execute(call);
+      if (run.options().collectives_move_data) run.backend().execute(call);
     } catch (...) {
       lock.lock();
       run.abort_locked(std::current_exception());
@@ -183,7 +183,7 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
     ev.op = std::string(collective_name(me.sig.kind));
     ev.axes = AxisSet(me.sig.axes).to_string();
     ev.loc = me.sig.loc;
-    run.record_event(ctx, std::move(ev));
+    run.record_event(ctx, std::move(ev), &me.sig);
   }
   if (run.has_pending_prints()) run.flush_prints(false);
   return std::move(me.outputs);

@@ -78,14 +78,14 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
     if (!r.where.valid()) r.where = ctx.current_loc;
     detail = "raised " + e.kind() + ": " + r.message;
   } catch (const std::exception& e) {
-    detail = std::string("raised C++ exception: ") + e.what();
+    detail = std::string("raised DeviceError: ") + e.what();
     Report r = make_report("DeviceError", ctx.label + " raised an exception: " + e.what(),
                            "the exception escaped the function given to pmap; the other devices were stopped");
     r.device = ctx.device;
     r.where = ctx.current_loc;
     error = std::make_exception_ptr(DeviceError(std::move(r)));
   } catch (...) {
-    detail = "raised an unknown C++ exception";
+    detail = "raised DeviceError: an exception that is not a std::exception";
     Report r = make_report("DeviceError", ctx.label + " raised an exception that is not a std::exception",
                            "throw types derived from std::exception so their message can be reported");
     r.device = ctx.device;
@@ -215,20 +215,38 @@ Communicator& Run::communicator(DeviceContext& ctx, std::uint64_t mask) {
   return *slot;
 }
 
-void Run::record_event(DeviceContext& ctx, RecentEvent e) {
+void Run::record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignature* sig) {
   if (has_observers()) {
     Event ev;
     ev.kind = e.kind;
     ev.device = ctx.device;
     ev.device_label = ctx.label;
+    ev.uid = ctx.uid;
+    ev.parent_uid = ctx.parent ? ctx.parent->uid : -1;
+    if (e.kind == EventKind::kDeviceStart) ev.env = ctx.env;
     ev.seq = e.seq;
     ev.op = e.op;
     ev.value = e.value;
     ev.text = e.text;
     ev.loc = e.loc;
-    ev.time_us = options().deterministic ? 0 : now_us();
-    if (!e.axes.empty()) ev.axes.push_back(e.axes);
-    if (!e.types.empty()) ev.operands.push_back(e.types);
+    ev.time_us = now_us();
+    if (sig) {
+      ev.axes = sig->axes;
+      for (const auto& o : sig->operands) ev.operands.push_back(abstract_type(o.dtype, o.shape));
+      ev.params = sig->params();
+    } else if (!e.axes.empty()) {
+      ev.axes.push_back(e.axes);
+    }
+    if (e.kind == EventKind::kError) {
+      // "raised NameError: message" -> kind and message
+      std::string t = e.text;
+      if (t.rfind("raised ", 0) == 0) t = t.substr(7);
+      auto colon = t.find(": ");
+      if (colon != std::string::npos) {
+        ev.error_kind = t.substr(0, colon);
+        ev.text = t.substr(colon + 2);
+      }
+    }
     notify_observers(ev);
   }
   ctx.record_recent(std::move(e), options().recent_events);

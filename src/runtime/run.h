@@ -85,8 +85,9 @@ class Run {
   /// Communicator for the collective over `mask` (positions in ctx.env), lock held.
   Communicator& communicator(DeviceContext& ctx, std::uint64_t mask);
 
-  /// Events: ring buffer, observers.
-  void record_event(DeviceContext& ctx, RecentEvent e);
+  /// Events: ring buffer, observers. Collective events pass their signature
+  /// so observers see every field.
+  void record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignature* sig = nullptr);
   bool has_observers() const { return !runtime_.options.observers.empty(); }
   void notify_observers(const Event& e);
   double now_us() const;

@@ -41,7 +41,10 @@ struct RuntimeOptions {
   std::uint64_t step_budget = 0;  ///< max interpreter steps per device (0 = unlimited)
   double time_budget_s = 0;       ///< wall-clock budget for a run (0 = unlimited)
   std::size_t recent_events = 8;  ///< events kept per device for reports
-  bool deterministic = false;     ///< no timestamps in events
+  bool deterministic = false;     ///< no timestamps in traces
+  /// false: collectives only meet and compare signatures, no data moves
+  /// (outputs are empty). Used to replay recorded traces.
+  bool collectives_move_data = true;
   std::vector<std::shared_ptr<Observer>> observers;
   PrintSink print_sink;           ///< default: stdout, "[device 3] text"
   BreakpointHandler breakpoint_handler;  ///< default: print every device's values, continue

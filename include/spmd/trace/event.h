@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "spmd/core/device_id.h"
+#include "spmd/runtime/device.h"
 #include "spmd/source_loc.h"
 
 namespace spmd {
@@ -31,6 +32,9 @@ struct Event {
   EventKind kind = EventKind::kDeviceStart;
   DeviceId device = kHost;
   std::string device_label;          ///< "device 3 (i=1, j=1)"
+  int uid = -1;                      ///< the device context within the run (nested pmaps create more)
+  int parent_uid = -1;               ///< the context that ran the nested pmap, or -1
+  std::vector<AxisBinding> env;      ///< bound axes (device_start only)
   std::int64_t seq = -1;             ///< collective index on this device (collective events)
   std::string op;                    ///< "psum", "lax.cond", ...
   std::vector<std::string> axes;     ///< axis names (collective events)
@@ -38,8 +42,9 @@ struct Event {
   std::string params;                ///< op parameters rendered, e.g. "axis=0 tiled=False"
   std::int64_t value = 0;            ///< decision outcome (branch index, loop trips, 0/1)
   std::string text;                  ///< print text, error message
+  std::string error_kind;            ///< kError: the report kind ("NameError", ...)
   SourceLoc loc;
-  double time_us = 0;                ///< since the run started (omitted with --deterministic)
+  double time_us = 0;                ///< since the run started
 
   /// One line for "last events" lists: "#3 psum over 'i' f32[4] at f.py:12".
   std::string summary() const;

@@ -1,0 +1,284 @@
+#include "trace/trace_reader.h"
+
+#include <cctype>
+
+#include "spmd/error.h"
+#include "spmd/trace/event.h"
+#include "spmd/util/json.h"
+
+namespace spmd::detail {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& source, int line, int column, const std::string& text, const std::string& what,
+                      const std::string& hint) {
+  Report r = make_report("SyntaxError",
+                         source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": invalid trace: " + what,
+                         hint);
+  r.where = SourceLoc{intern_path(source), static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(column)};
+  r.source_line = text.size() > 200 ? text.substr(0, 200) + "..." : text;
+  throw SyntaxError(std::move(r));
+}
+
+// A cursor over a small text (params), for the hand-written grammar of params().
+struct Cursor {
+  const std::string& s;
+  std::size_t i = 0;
+  void ws() {
+    while (i < s.size() && s[i] == ' ') ++i;
+  }
+  bool eat(char c) {
+    ws();
+    if (i < s.size() && s[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  }
+  bool integer(int& v) {
+    ws();
+    std::size_t start = i;
+    if (i < s.size() && s[i] == '-') ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == start || (i == start + 1 && s[start] == '-')) return false;
+    try {
+      v = std::stoi(s.substr(start, i - start));
+    } catch (...) {
+      return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+bool parse_operand_type(const std::string& text, OperandType& out) {
+  auto open = text.find('[');
+  if (open == std::string::npos || text.empty() || text.back() != ']') return false;
+  auto dtype = parse_dtype(text.substr(0, open));
+  if (!dtype) return false;
+  out.dtype = *dtype;
+  out.shape.clear();
+  std::string dims = text.substr(open + 1, text.size() - open - 2);
+  if (dims.empty()) return true;
+  std::size_t pos = 0;
+  while (pos <= dims.size()) {
+    std::size_t comma = dims.find(',', pos);
+    std::string d = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (d.empty() || d.size() > 18) return false;
+    for (char c : d) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    }
+    out.shape.push_back(std::stoll(d));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return true;
+}
+
+bool parse_params(const std::string& text, CollectiveSignature& sig) {
+  Cursor c{text};
+  while (true) {
+    c.ws();
+    if (c.i >= text.size()) return true;
+    std::size_t eq = text.find('=', c.i);
+    if (eq == std::string::npos) return false;
+    std::string key = text.substr(c.i, eq - c.i);
+    c.i = eq + 1;
+    if (key == "axis" || key == "scatter_dimension" || key == "split_axis") {
+      if (!c.integer(sig.axis)) return false;
+    } else if (key == "concat_axis") {
+      if (!c.integer(sig.concat_axis)) return false;
+    } else if (key == "tiled") {
+      if (text.compare(c.i, 4, "True") == 0) {
+        sig.tiled = true;
+        c.i += 4;
+      } else if (text.compare(c.i, 5, "False") == 0) {
+        sig.tiled = false;
+        c.i += 5;
+      } else {
+        return false;
+      }
+    } else if (key == "perm") {
+      if (!c.eat('[')) return false;
+      sig.perm.clear();
+      if (!c.eat(']')) {
+        do {
+          int a, b;
+          if (!c.eat('(') || !c.integer(a) || !c.eat(',') || !c.integer(b) || !c.eat(')')) return false;
+          sig.perm.push_back({a, b});
+        } while (c.eat(','));
+        if (!c.eat(']')) return false;
+      }
+    } else if (key == "axis_index_groups") {
+      if (!c.eat('[')) return false;
+      sig.groups.clear();
+      do {
+        std::vector<int> g;
+        if (!c.eat('[')) return false;
+        if (!c.eat(']')) {
+          do {
+            int v;
+            if (!c.integer(v)) return false;
+            g.push_back(v);
+          } while (c.eat(','));
+          if (!c.eat(']')) return false;
+        }
+        sig.groups.push_back(std::move(g));
+      } while (c.eat(','));
+      if (!c.eat(']')) return false;
+    } else {
+      return false;
+    }
+  }
+}
+
+Trace read_trace(std::istream& in, const std::string& source) {
+  Trace trace;
+  std::string text;
+  int line = 0;
+  auto need = [&](const Json& j, const char* key, bool (Json::*is)() const, const char* type) -> const Json& {
+    const Json* v = j.find(key);
+    if (v == nullptr || !(v->*is)()) {
+      bad(source, line, 1, text, std::string("missing or invalid field \"") + key + "\" (expected " + type + ")",
+          "every event needs the fields of its kind; see the schema in spmd/trace/jsonl_trace.h");
+    }
+    return *v;
+  };
+  auto loc_of = [&](const Json& j) {
+    SourceLoc loc;
+    const Json* f = j.find("file");
+    const Json* l = j.find("line");
+    if (f && f->is_string() && l && l->is_int() && l->as_int() > 0) {
+      loc.file = intern_path(f->as_string());
+      loc.line = static_cast<std::uint32_t>(l->as_int());
+      const Json* c = j.find("column");
+      if (c && c->is_int() && c->as_int() >= 0) loc.column = static_cast<std::uint32_t>(c->as_int());
+    }
+    return loc;
+  };
+  auto device_of = [&](const Json& j) -> TraceDevice& {
+    std::int64_t uid = need(j, "uid", &Json::is_int, "an integer").as_int();
+    if (uid < 0 || uid >= static_cast<std::int64_t>(trace.contexts.size()) || trace.contexts[static_cast<std::size_t>(uid)].uid < 0) {
+      bad(source, line, 1, text, "event of device uid " + std::to_string(uid) + " before its device_start",
+          "a trace lists each device's device_start before its other events");
+    }
+    return trace.contexts[static_cast<std::size_t>(uid)];
+  };
+
+  while (std::getline(in, text)) {
+    ++line;
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Json j = Json::parse(text, source, line - 1);
+    if (!j.is_object()) bad(source, line, 1, text, "each line must be a JSON object", "one event object per line");
+    std::string ev = need(j, "ev", &Json::is_string, "a string").as_string();
+    if (ev == "run_start") {
+      const Json* b = j.find("backend");
+      if (b && b->is_string()) trace.backend = b->as_string();
+      const Json* d = j.find("devices");
+      if (d && d->is_int()) trace.devices = static_cast<int>(d->as_int());
+      continue;
+    }
+    if (ev == "run_end") {
+      trace.end_status = need(j, "status", &Json::is_string, "a string").as_string();
+      const Json* k = j.find("kind");
+      if (k && k->is_string()) trace.end_kind = k->as_string();
+      continue;
+    }
+    EventKind kind;
+    if (!parse_event_kind(ev, kind)) {
+      bad(source, line, 1, text, "unknown event \"" + ev + "\"",
+          "known events: run_start, device_start, collective_enter, collective_exit, debug_print, decision, "
+          "breakpoint, nested_pmap, error, device_finish, run_end");
+    }
+    if (kind == EventKind::kDeviceStart) {
+      std::int64_t uid = need(j, "uid", &Json::is_int, "an integer").as_int();
+      if (uid < 0 || uid > 10'000'000) bad(source, line, 1, text, "uid out of range", "uids are small non-negative integers");
+      if (static_cast<std::size_t>(uid) >= trace.contexts.size()) trace.contexts.resize(static_cast<std::size_t>(uid) + 1);
+      TraceDevice& d = trace.contexts[static_cast<std::size_t>(uid)];
+      if (d.uid >= 0) bad(source, line, 1, text, "device uid " + std::to_string(uid) + " starts twice", "each uid starts once");
+      d.uid = static_cast<int>(uid);
+      d.parent = static_cast<int>(need(j, "parent", &Json::is_int, "an integer").as_int());
+      d.device = static_cast<int>(need(j, "device", &Json::is_int, "an integer").as_int());
+      const Json* label = j.find("label");
+      d.label = label && label->is_string() ? label->as_string() : "device " + std::to_string(d.device);
+      for (const Json& a : need(j, "env", &Json::is_array, "an array").as_array()) {
+        if (!a.is_object()) bad(source, line, 1, text, "env entries must be objects", "{\"name\": \"i\", \"index\": 0, \"size\": 4}");
+        AxisBinding b{need(a, "name", &Json::is_string, "a string").as_string(),
+                      static_cast<int>(need(a, "index", &Json::is_int, "an integer").as_int()),
+                      static_cast<int>(need(a, "size", &Json::is_int, "an integer").as_int())};
+        if (b.size < 1 || b.index < 0 || b.index >= b.size) {
+          bad(source, line, 1, text, "env axis '" + b.name + "' has index " + std::to_string(b.index) + " of size " + std::to_string(b.size),
+              "0 <= index < size");
+        }
+        d.env.push_back(std::move(b));
+      }
+      continue;
+    }
+    TraceDevice& d = device_of(j);
+    switch (kind) {
+      case EventKind::kCollectiveEnter: {
+        TraceStep step;
+        auto op = parse_collective(need(j, "op", &Json::is_string, "a string").as_string());
+        if (!op) bad(source, line, 1, text, "unknown collective \"" + j.find("op")->as_string() + "\"", "psum, pmean, pmax, pmin, all_gather, psum_scatter, all_to_all, ppermute, barrier");
+        step.sig.kind = *op;
+        for (const Json& a : need(j, "axes", &Json::is_array, "an array").as_array()) {
+          if (!a.is_string()) bad(source, line, 1, text, "axes must be strings", "\"axes\": [\"i\"]");
+          step.sig.axes.push_back(a.as_string());
+        }
+        for (const Json& o : need(j, "operands", &Json::is_array, "an array").as_array()) {
+          OperandType t;
+          if (!o.is_string() || !parse_operand_type(o.as_string(), t)) {
+            bad(source, line, 1, text, "operand types look like \"f32[4,8]\"", "dtype short name, then the shape in brackets");
+          }
+          step.sig.operands.push_back(std::move(t));
+        }
+        const Json* params = j.find("params");
+        if (params && params->is_string() && !parse_params(params->as_string(), step.sig)) {
+          bad(source, line, 1, text, "unreadable params \"" + params->as_string() + "\"", "params look like \"axis=0 tiled=False\"");
+        }
+        step.sig.loc = loc_of(j);
+        d.steps.push_back(std::move(step));
+        break;
+      }
+      case EventKind::kCollectiveExit:
+        for (auto it = d.steps.rbegin(); it != d.steps.rend(); ++it) {
+          if (it->kind == TraceStep::Kind::kCollective) {
+            it->completed = true;
+            break;
+          }
+        }
+        break;
+      case EventKind::kDecision: {
+        TraceStep step;
+        step.kind = TraceStep::Kind::kDecision;
+        step.what = need(j, "op", &Json::is_string, "a string").as_string();
+        step.value = need(j, "value", &Json::is_int, "an integer").as_int();
+        step.loc = loc_of(j);
+        d.steps.push_back(std::move(step));
+        break;
+      }
+      case EventKind::kNestedPmap: {
+        TraceStep step;
+        step.kind = TraceStep::Kind::kNestedPmap;
+        d.steps.push_back(std::move(step));
+        break;
+      }
+      case EventKind::kError:
+        d.end = TraceDevice::End::kRaised;
+        d.error_kind = need(j, "kind", &Json::is_string, "a string").as_string();
+        d.error_text = need(j, "text", &Json::is_string, "a string").as_string();
+        d.error_loc = loc_of(j);
+        break;
+      case EventKind::kDeviceFinish: d.end = TraceDevice::End::kFinished; break;
+      default: break;  // prints and breakpoints do not affect the replay
+    }
+  }
+  for (const auto& d : trace.contexts) {
+    if (d.uid < 0) bad(source, line, 1, "", "device uids are not contiguous", "every uid from 0 up must have a device_start");
+  }
+  if (trace.contexts.empty()) bad(source, line, 1, "", "the trace has no devices", "record one with spmd run --trace FILE");
+  return trace;
+}
+
+}  // namespace spmd::detail
