@@ -383,18 +383,18 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
   r.divergence = find_divergence(peers);
   std::string hint;
   if (any_finished) {
-    hint = "a device returned without reaching the collective the others wait at. In SPMD every device must "
+    hint = "A device returned without reaching the collective the others wait at. In SPMD every device must "
            "run the same collectives in the same order; a collective inside a condition that differs across "
            "devices (lax.cond on lax.axis_index or on device data) is skipped by some of them. Move the "
            "collective out of the condition, or make the condition the same on every device";
   }
   if (other_collective) {
-    hint += std::string(hint.empty() ? "" : ". Also: ") +
-            "devices wait at different collectives; every device must issue the same collectives in the same "
+    hint += std::string(hint.empty() ? "" : ". ") +
+            "Devices wait at different collectives; every device must issue the same collectives in the same "
             "order (check conditions and loop trip counts that depend on the device)";
   }
-  if (hint.empty()) hint = "every device must reach each collective the others wait at";
-  if (r.divergence.decision_loc.valid()) hint = "the first differing decision was " + r.divergence.decision_summary + ". " + hint;
+  if (hint.empty()) hint = "Every device must reach each collective the others wait at";
+  if (r.divergence.decision_loc.valid()) hint = "The first differing decision was " + r.divergence.decision_summary + ". " + hint;
   r.hint = hint;
   return r;
 }

@@ -366,6 +366,17 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
   PmapPlan plan = plan_pmap(runtime.options, nullptr, args, options);
   RunInfo info{std::string(runtime.backend->name()), plan.devices, axes_text(plan.axes), options.loc};
   Run run(runtime, info);
+  {
+    std::lock_guard<std::mutex> lock(runtime.active_mu);
+    runtime.active = &run;
+  }
+  struct Inactive {
+    RuntimeState& rt;
+    ~Inactive() {
+      std::lock_guard<std::mutex> lock(rt.active_mu);
+      rt.active = nullptr;
+    }
+  } inactive{runtime};
   for (const auto& o : runtime.options.observers) o->on_run_start(info);
   LaunchResult lr;
   std::exception_ptr error;

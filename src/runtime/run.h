@@ -39,6 +39,9 @@ struct RuntimeState {
   std::vector<std::shared_ptr<Arena>> arenas;  // one per device, created lazily
   std::mutex arenas_mu;
   std::shared_ptr<Arena> arena(DeviceId device);
+  // The top-level run in progress, for interrupt().
+  std::mutex active_mu;
+  class Run* active = nullptr;
 };
 
 class Run {

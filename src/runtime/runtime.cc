@@ -74,6 +74,13 @@ std::vector<Array> Runtime::pmap(const DeviceFn& fn, std::span<const Array> args
   return detail::pmap_top_level(impl_->state, fn, args, options);
 }
 
+void Runtime::interrupt(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(impl_->state.active_mu);
+  if (impl_->state.active == nullptr) return;
+  Report r = make_report("Interrupted", reason, "the run was stopped from outside; the report shows where each device stood");
+  impl_->state.active->abort(std::make_exception_ptr(Error(std::move(r))));
+}
+
 ArenaUsage Runtime::arena_usage(DeviceId device) const {
   if (device < 0 || device >= device_count()) {
     throw_invalid_argument("InvalidArgument",

@@ -79,6 +79,12 @@ class Runtime {
 
   ArenaUsage arena_usage(DeviceId device) const;
 
+  /// Stops the run in progress (if any) with an error of kind "Interrupted"
+  /// and message `reason`: every device unwinds at its next collective,
+  /// breakpoint or step count, and pmap throws with where each device stood.
+  /// Safe from any thread (e.g. a signal-handling thread).
+  void interrupt(const std::string& reason);
+
   /// Backends compiled into this build, e.g. {"sim", "cuda"}.
   static std::vector<std::string> available_backends();
 

@@ -148,7 +148,7 @@ TEST_CASE("rendezvous::deadlock: the report names the decision that differed", "
   REQUIRE(e.report().divergence.decision_loc == cond);
   REQUIRE(e.report().divergence.decision_summary ==
           "lax.cond at f.py:5:8: took the false branch on devices {1..3}; took the true branch on device 0");
-  REQUIRE(contains(e.report().hint, "the first differing decision was lax.cond at f.py:5:8"));
+  REQUIRE(contains(e.report().hint, "The first differing decision was lax.cond at f.py:5:8"));
 }
 
 TEST_CASE("rendezvous::deadlock: devices wait at different collectives", "[rendezvous][deadlock]") {
@@ -170,7 +170,7 @@ TEST_CASE("rendezvous::deadlock: devices wait at different collectives", "[rende
           "deadlock: device 0 (x=0, y=0) waits at psum over 'x' #0 (f.py:20:1) but device 2 (x=1, y=0) returned "
           "after 1 collective");
   REQUIRE(contains(e.report().hint, "returned without reaching the collective"));
-  REQUIRE(contains(e.report().hint, "devices wait at different collectives"));
+  REQUIRE(contains(e.report().hint, "Devices wait at different collectives"));
   REQUIRE(e.report().details[2] == "psum over 'y' at f.py:20:1 needs 2 devices; 1 arrived (device 1)");
   REQUIRE(e.report().devices.size() == 4);
 }

@@ -1,0 +1,195 @@
+// spmd: run JAX-style pmap programs on simulated devices, test scenarios,
+// replay traces.
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <sstream>
+
+#include "cli/scenario_runner.h"
+#include "cli/signals.h"
+#include "cli/test_command.h"
+#include "spmd/config.h"
+#include "spmd/error.h"
+#include "spmd/runtime/runtime.h"
+#include "spmd/trace/replay.h"
+
+namespace {
+
+using spmd::cli::RunSettings;
+
+std::size_t parse_size(const std::string& text) {
+  std::size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &pos);
+  } catch (...) {
+    throw CLI::ValidationError("size", "'" + text + "' is not a size (e.g. 16GiB, 512MiB, 4096)");
+  }
+  std::string unit = text.substr(pos);
+  double mult = 1;
+  if (unit == "" || unit == "B") mult = 1;
+  else if (unit == "KiB" || unit == "K" || unit == "KB") mult = 1024.0;
+  else if (unit == "MiB" || unit == "M" || unit == "MB") mult = 1024.0 * 1024;
+  else if (unit == "GiB" || unit == "G" || unit == "GB") mult = 1024.0 * 1024 * 1024;
+  else if (unit == "TiB" || unit == "T" || unit == "TB") mult = 1024.0 * 1024 * 1024 * 1024;
+  else throw CLI::ValidationError("size", "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB, TiB)");
+  if (v <= 0) throw CLI::ValidationError("size", "'" + text + "' must be positive");
+  return static_cast<std::size_t>(v * mult);
+}
+
+void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::string& stack, bool with_outputs) {
+  cmd->add_option("--devices", s.devices, "virtual devices (jax.device_count()); default: the file's '# spmd: devices=N', else 8")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--threads", s.threads, "OS threads the device fibers run on; 1 (default) gives a reproducible schedule")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--seed", s.seed, "schedule seed (with --threads 1): 0 runs ready devices in order, others shuffle reproducibly");
+  cmd->add_option("--max-steps", s.max_steps, "interpreter steps allowed per device before the run stops (BudgetExceeded)")
+      ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
+  cmd->add_option("--max-seconds", s.max_seconds, "wall-clock budget per pmap run, in seconds (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--backend", s.backend, "sim (default) or cuda (when compiled in)");
+  cmd->add_option("--arena-capacity", arena, "memory per virtual device, e.g. 16GiB (default), 512MiB");
+  cmd->add_option("--stack-size", stack, "fiber stack per device, e.g. 1MiB (default)");
+  if (with_outputs) {
+    cmd->add_option("--trace", s.trace_path, "write every device's events as JSON lines (input of 'spmd replay')");
+    cmd->add_option("--timeline", s.timeline_path, "write a Chrome trace event file (chrome://tracing, Perfetto)");
+    cmd->add_flag("--deterministic", s.deterministic, "leave timestamps out of --trace so traces compare as text");
+  }
+}
+
+void apply_sizes(RunSettings& s, const std::string& arena, const std::string& stack) {
+  if (!arena.empty()) s.arena_capacity = parse_size(arena);
+  if (!stack.empty()) s.stack_size = parse_size(stack);
+}
+
+void print_outcome(const spmd::cli::RunOutcome& o, const std::string& format) {
+  if (format == "json") {
+    std::cout << o.to_json().dump(2) << std::endl;
+    return;
+  }
+  if (o.report) {
+    std::cerr << "\n" << o.report->to_text() << std::flush;
+  }
+  std::cerr << "spmd: " << o.summary() << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spmd::cli::install_signal_handling();
+  CLI::App app{"spmd " SPMD_VERSION ": run JAX-style pmap programs on simulated devices and explain what goes wrong "
+               "across them (deadlocks, collective mismatches, split errors, tracer errors)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("spmd ") + SPMD_VERSION);
+  app.footer(
+      "Exit codes: 0 ok, 1 program error, 2 usage or syntax error, 3 deadlock, 4 collective mismatch,\n"
+      "130/143 interrupted. Examples:\n"
+      "  spmd run scenarios/deadlock/skip_psum_on_one_device.py\n"
+      "  spmd test scenarios/ --junit results.xml\n"
+      "  spmd run prog.py --trace run.jsonl && spmd replay run.jsonl");
+
+  RunSettings run_settings;
+  std::string run_format = "text", run_arena, run_stack;
+  auto* run = app.add_subcommand("run", "run a scenario: its output, then a report (text on stderr, or --format json)");
+  run->add_option("file", run_settings.path, "the scenario (.py)")->required();
+  add_run_options(run, run_settings, run_arena, run_stack, true);
+  run->add_option("--format", run_format, "text (default) or json: one JSON report on stdout, program output inside it")
+      ->check(CLI::IsMember({"text", "json"}));
+  std::string breakpoints = "auto";
+  run->add_option("--breakpoints", breakpoints,
+                  "what jax.debug.breakpoint() does: auto (prompt on a terminal, else print), prompt, print")
+      ->check(CLI::IsMember({"auto", "prompt", "print"}));
+
+  RunSettings test_settings;
+  std::vector<std::string> test_paths;
+  std::string junit, test_arena, test_stack;
+  auto* test = app.add_subcommand(
+      "test", "run scenarios and check the outcome their header declares ('# spmd: expect=ok|deadlock|mismatch|error:KIND')");
+  test->add_option("paths", test_paths, "scenario files or directories")->required();
+  test->add_option("--junit", junit, "also write a JUnit XML report");
+  add_run_options(test, test_settings, test_arena, test_stack, false);
+
+  std::string trace_file, replay_format = "text";
+  int replay_devices = 1;
+  auto* replay = app.add_subcommand(
+      "replay", "replay a trace (from 'spmd run --trace', or a GPU run) through the rendezvous and report the verdict");
+  replay->add_option("trace", trace_file, "the .jsonl trace")->required();
+  replay->add_option("--format", replay_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  replay->add_option("--devices", replay_devices, "minimum virtual devices (the trace's own count is used when larger)")
+      ->check(CLI::Range(1, 1 << 20));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      app.exit(e);
+      spmd::cli::mark_finished();
+      return 0;
+    }
+    std::cerr << "spmd: " << e.what() << "\n  hint: run 'spmd --help' (or 'spmd SUBCOMMAND --help') for the options\n";
+    spmd::cli::mark_finished();
+    return 2;
+  }
+
+  int code = 0;
+  try {
+    if (*run) {
+      apply_sizes(run_settings, run_arena, run_stack);
+      run_settings.breakpoints = breakpoints == "prompt"  ? spmd::cli::BreakpointMode::kPrompt
+                                 : breakpoints == "print" ? spmd::cli::BreakpointMode::kPrint
+                                                          : spmd::cli::BreakpointMode::kAuto;
+      if (run_format == "json") {
+        std::ostringstream out;
+        auto o = spmd::cli::run_scenario(run_settings, out, std::cerr, std::cin);
+        o.stdout_text = out.str();
+        print_outcome(o, "json");
+        code = o.exit_code;
+      } else {
+        auto o = spmd::cli::run_scenario(run_settings, std::cout, std::cerr, std::cin);
+        print_outcome(o, "text");
+        code = o.exit_code;
+      }
+    } else if (*test) {
+      apply_sizes(test_settings, test_arena, test_stack);
+      code = spmd::cli::run_tests(test_paths, test_settings, junit, std::cout);
+    } else if (*replay) {
+      spmd::RuntimeOptions opts;
+      opts.devices = replay_devices;
+      opts.repro = "spmd replay " + trace_file;
+      spmd::cli::RunOutcome o;
+      o.file = trace_file;
+      try {
+        spmd::ReplaySummary s = spmd::replay_trace_file(trace_file, opts);
+        o.device_count = s.devices;
+        if (replay_format == "text") {
+          std::cerr << "spmd: replayed " << s.devices << " devices and " << s.collectives
+                    << " collective arrivals: every collective matched, no deadlock";
+          if (!s.recorded_status.empty()) std::cerr << " (the recorded run ended: " << s.recorded_status
+                                                    << (s.recorded_kind.empty() ? "" : " " + s.recorded_kind) << ")";
+          std::cerr << std::endl;
+        }
+      } catch (const spmd::Error& e) {
+        o.report = e.report();
+        o.exit_code = spmd::cli::exit_code_for_kind(e.kind());
+        o.status = e.kind() == "Deadlock" ? "deadlock" : e.kind() == "CollectiveMismatch" ? "mismatch" : "error";
+        o.devices = e.report().devices;
+      }
+      if (replay_format == "json") {
+        print_outcome(o, "json");
+      } else if (o.report) {
+        std::cerr << o.report->to_text() << std::flush;
+      }
+      code = o.exit_code;
+    }
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << "spmd: " << e.what() << "\n";
+    code = 2;
+  } catch (const spmd::Error& e) {
+    std::cerr << e.report().to_text();
+    code = spmd::cli::exit_code_for_kind(e.kind());
+  }
+  std::cout << std::flush;
+  spmd::cli::mark_finished();
+  return code;
+}

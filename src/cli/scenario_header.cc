@@ -1,0 +1,105 @@
+#include "cli/scenario_header.h"
+
+#include <sstream>
+
+#include "spmd/error.h"
+
+namespace spmd::cli {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& path, int line, const std::string& text, const std::string& what,
+                      const std::string& hint) {
+  Report r = make_report("UsageError", path + ":" + std::to_string(line) + ": bad spmd header: " + what, hint);
+  r.where = SourceLoc{intern_path(path), static_cast<std::uint32_t>(line), 1};
+  r.source_line = text;
+  throw InvalidArgument(std::move(r));
+}
+
+std::uint64_t number(const std::string& path, int line, const std::string& text, const std::string& key,
+                     const std::string& value, std::uint64_t min) {
+  std::uint64_t v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stoull(value, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || v < min || value[0] == '-') {
+    bad(path, line, text, key + "=" + value + " is not a number >= " + std::to_string(min),
+        "write e.g. # spmd: " + key + "=" + std::to_string(std::max<std::uint64_t>(min, 4)));
+  }
+  return v;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+ScenarioHeader parse_scenario_header(const std::string& text, const std::string& path) {
+  ScenarioHeader h;
+  std::istringstream in(text);
+  std::string raw;
+  int line = 0;
+  while (std::getline(in, raw)) {
+    ++line;
+    std::string t = trim(raw);
+    if (t.empty()) continue;
+    if (t[0] != '#') break;  // first line of code ends the header
+    std::string body = trim(t.substr(1));
+    if (body.rfind("spmd:", 0) != 0) continue;
+    body = trim(body.substr(5));
+    if (body.rfind("expect-stdout:", 0) == 0) {
+      std::string out = body.substr(14);
+      if (!out.empty() && out[0] == ' ') out.erase(0, 1);
+      if (!h.expect_stdout) h.expect_stdout.emplace();
+      h.expect_stdout->push_back(out);
+      continue;
+    }
+    if (body.rfind("expect-message=", 0) == 0) {
+      h.expect_message.push_back(body.substr(15));
+      continue;
+    }
+    std::istringstream words(body);
+    std::string word;
+    while (words >> word) {
+      auto eq = word.find('=');
+      if (eq == std::string::npos) {
+        bad(path, line, raw, "'" + word + "' is not key=value", "write e.g. # spmd: devices=4 expect=deadlock");
+      }
+      std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+      if (key == "devices") {
+        h.devices = static_cast<int>(number(path, line, raw, key, value, 1));
+      } else if (key == "threads") {
+        h.threads = static_cast<int>(number(path, line, raw, key, value, 1));
+      } else if (key == "seed") {
+        h.seed = number(path, line, raw, key, value, 0);
+      } else if (key == "max-steps") {
+        h.max_steps = number(path, line, raw, key, value, 1);
+      } else if (key == "expect") {
+        if (value != "ok" && value != "deadlock" && value != "mismatch" &&
+            !(value.rfind("error:", 0) == 0 && value.size() > 6)) {
+          bad(path, line, raw, "expect=" + value + " is not an outcome",
+              "use expect=ok, expect=deadlock, expect=mismatch or expect=error:KIND (e.g. error:NameError)");
+        }
+        h.expect = value;
+      } else if (key == "expect-line") {
+        h.expect_line = static_cast<int>(number(path, line, raw, key, value, 1));
+      } else if (key == "expect-decision-line") {
+        h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1));
+      } else {
+        bad(path, line, raw, "unknown key '" + key + "'",
+            "known keys: devices, threads, seed, max-steps, expect, expect-line, expect-decision-line, "
+            "expect-message=, expect-stdout:");
+      }
+    }
+  }
+  return h;
+}
+
+}  // namespace spmd::cli

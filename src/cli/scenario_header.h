@@ -1,0 +1,37 @@
+#pragma once
+// The `# spmd: key=value` header comments of a scenario file: run settings
+// and, for `spmd test`, the expected outcome.
+//
+//   # spmd: devices=4 threads=1 seed=0 max-steps=100000
+//   # spmd: expect=deadlock            (ok | deadlock | mismatch | error:KIND)
+//   # spmd: expect-line=14             (the report points at this line)
+//   # spmd: expect-decision-line=9     (the first differing cond/loop is here)
+//   # spmd: expect-message=psum over   (the report's message contains this)
+//   # spmd: expect-stdout: [device 0] x = 1     (one line of the expected stdout)
+//
+// Header lines may appear anywhere among the leading comment block and
+// blank lines; parsing stops at the first line of code.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spmd::cli {
+
+struct ScenarioHeader {
+  std::optional<int> devices;
+  std::optional<int> threads;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::uint64_t> max_steps;
+  std::string expect;                       // "" when not declared
+  std::optional<int> expect_line;
+  std::optional<int> expect_decision_line;
+  std::vector<std::string> expect_message;  // substrings
+  std::optional<std::vector<std::string>> expect_stdout;
+};
+
+/// Throws InvalidArgument (kind "UsageError") naming file:line for a bad key or value.
+ScenarioHeader parse_scenario_header(const std::string& text, const std::string& path);
+
+}  // namespace spmd::cli

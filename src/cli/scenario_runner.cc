@@ -1,0 +1,198 @@
+#include "cli/scenario_runner.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/breakpoint_prompt.h"
+#include "cli/device_status_observer.h"
+#include "cli/scenario_header.h"
+#include "spmd/debug/debug_print.h"
+#include "spmd/error.h"
+#include "spmd/pmap/pmap.h"
+#include "spmd/runtime/runtime.h"
+#include "spmd/scenario/scenario.h"
+#include "spmd/trace/chrome_trace.h"
+#include "spmd/trace/jsonl_trace.h"
+
+namespace spmd::cli {
+
+std::atomic<Runtime*>& active_runtime() {
+  static std::atomic<Runtime*> rt{nullptr};
+  return rt;
+}
+
+int exit_code_for_kind(const std::string& kind) {
+  if (kind == "Deadlock") return 3;
+  if (kind == "CollectiveMismatch") return 4;
+  if (kind == "SyntaxError" || kind == "IndentationError" || kind == "TabError" || kind == "UsageError" ||
+      kind == "FileNotFoundError" || kind == "BackendUnavailable") {
+    return 2;
+  }
+  if (kind == "Interrupted") return 130;
+  return 1;
+}
+
+namespace {
+
+std::string status_for_kind(const std::string& kind) {
+  if (kind == "Deadlock") return "deadlock";
+  if (kind == "CollectiveMismatch") return "mismatch";
+  if (kind == "Interrupted") return "interrupted";
+  return "error";
+}
+
+std::string line_of(const std::string& text, std::uint32_t line) {
+  std::istringstream in(text);
+  std::string l;
+  for (std::uint32_t i = 0; i < line && std::getline(in, l); ++i) {
+  }
+  return l;
+}
+
+std::string repro_for(const RunSettings& s, const RuntimeOptions& o) {
+  std::string r = "spmd run " + s.path + " --devices " + std::to_string(o.devices) + " --threads " +
+                  std::to_string(o.threads) + " --seed " + std::to_string(o.seed);
+  if (o.threads > 1) r += "  (several threads: the schedule is not reproducible; use --threads 1)";
+  return r;
+}
+
+Json loc_json(const SourceLoc& loc) {
+  if (!loc.valid()) return Json();
+  Json j = Json::object();
+  j.set("file", loc.file);
+  j.set("line", static_cast<std::int64_t>(loc.line));
+  j.set("column", static_cast<std::int64_t>(loc.column));
+  return j;
+}
+
+}  // namespace
+
+Json RunOutcome::to_json() const {
+  Json j = Json::object();
+  j.set("file", file);
+  j.set("status", status);
+  j.set("exit_code", exit_code);
+  j.set("error_kind", report ? Json(report->kind) : Json());
+  j.set("message", report ? Json(report->message) : Json());
+  j.set("where", report ? loc_json(report->where) : Json());
+  j.set("pmap_runs", pmap_runs);
+  j.set("device_count", device_count);
+  Json ds = Json::array();
+  for (const auto& d : devices) {
+    Json dj = Json::object();
+    dj.set("id", d.device);
+    dj.set("label", d.label);
+    dj.set("state", d.state);
+    dj.set("op", d.detail);
+    dj.set("where", loc_json(d.loc));
+    dj.set("line", d.loc.valid() ? Json(static_cast<std::int64_t>(d.loc.line)) : Json());
+    dj.set("collectives_done", d.collectives_done);
+    Json recent = Json::array();
+    for (const auto& e : d.recent) recent.push(e);
+    dj.set("recent_events", std::move(recent));
+    ds.push(std::move(dj));
+  }
+  j.set("devices", std::move(ds));
+  j.set("report", report ? report->to_json() : Json());
+  j.set("stdout", stdout_text);
+  return j;
+}
+
+std::string RunOutcome::summary() const {
+  if (status == "ok") {
+    return "ok: " + std::to_string(pmap_runs) + " pmap run" + (pmap_runs == 1 ? "" : "s") + " on " +
+           std::to_string(device_count) + " virtual devices";
+  }
+  return status + (report ? " (" + report->kind + ")" : "") + ", exit code " + std::to_string(exit_code);
+}
+
+RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ostream& err, std::istream& in) {
+  RunOutcome outcome;
+  outcome.file = settings.path;
+  std::string text;
+  auto fail = [&](Error& e) {
+    Report r = e.report();
+    if (r.where.valid() && r.source_line.empty() && settings.path == r.where.file) {
+      r.source_line = line_of(text, r.where.line);
+    }
+    if (r.devices.empty()) r.devices = outcome.devices;
+    outcome.exit_code = exit_code_for_kind(r.kind);
+    outcome.status = status_for_kind(r.kind);
+    outcome.devices = r.devices;
+    outcome.report = std::move(r);
+  };
+  try {
+    std::ifstream file(settings.path);
+    if (!file) {
+      throw InvalidArgument(make_report("FileNotFoundError", "cannot read the scenario file '" + settings.path + "'",
+                                        "check the path; scenarios are .py files (see scenarios/)"));
+    }
+    std::stringstream buf;
+    buf << file.rdbuf();
+    text = buf.str();
+    ScenarioHeader header = parse_scenario_header(text, settings.path);
+
+    RuntimeOptions opts;
+    opts.devices = settings.devices.value_or(header.devices.value_or(8));
+    opts.threads = settings.threads.value_or(header.threads.value_or(1));
+    opts.seed = settings.seed.value_or(header.seed.value_or(0));
+    opts.step_budget = settings.max_steps.value_or(header.max_steps.value_or(0));
+    opts.time_budget_s = settings.max_seconds;
+    opts.backend = settings.backend;
+    opts.arena_capacity = settings.arena_capacity;
+    opts.fiber_stack_size = settings.stack_size;
+    opts.deterministic = settings.deterministic;
+    opts.repro = repro_for(settings, opts);
+    auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
+    opts.observers.push_back(status);
+    if (!settings.trace_path.empty()) {
+      opts.observers.push_back(std::make_shared<JsonlTraceWriter>(settings.trace_path, settings.deterministic));
+    }
+    if (!settings.timeline_path.empty()) {
+      opts.observers.push_back(std::make_shared<ChromeTraceWriter>(settings.timeline_path));
+    }
+    opts.print_sink = [&out](const DebugPrint& p) { out << "[" << p.device_label << "] " << p.text << '\n' << std::flush; };
+    bool interactive = settings.breakpoints == BreakpointMode::kPrompt ||
+                       (settings.breakpoints == BreakpointMode::kAuto && &in == &std::cin && ::isatty(0));
+    if (interactive) {
+      opts.breakpoint_handler = [&in, &err](std::span<const BreakpointStop> s) { prompt_breakpoint(s, in, err); };
+    } else {
+      opts.breakpoint_handler = [&out](std::span<const BreakpointStop> s) { print_breakpoint(s, out); };
+    }
+    outcome.device_count = opts.devices;
+
+    Runtime rt(opts);
+    set_default_runtime(&rt);
+    active_runtime().store(&rt);
+    struct Reset {
+      ~Reset() {
+        active_runtime().store(nullptr);
+        set_default_runtime(nullptr);
+      }
+    } reset;
+    try {
+      auto module = scenario::parse_source(text, settings.path);
+      scenario::InterpreterOptions io;
+      io.out = &out;
+      io.err = &err;
+      io.runtime = &rt;
+      scenario::run_module(*module, io);
+      outcome.devices = status->statuses();
+      outcome.pmap_runs = status->runs();
+    } catch (Error& e) {
+      outcome.pmap_runs = status->runs();
+      outcome.devices = status->statuses();
+      fail(e);
+    }
+  } catch (Error& e) {
+    fail(e);
+  }
+  out << std::flush;
+  return outcome;
+}
+
+}  // namespace spmd::cli

@@ -1,0 +1,66 @@
+#pragma once
+// `spmd run`: one scenario file from settings to a verdict, as a library so
+// `spmd test` and the tests can call it in-process.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spmd/report.h"
+#include "spmd/util/json.h"
+
+namespace spmd {
+class Runtime;
+}
+
+namespace spmd::cli {
+
+/// The Runtime of the scenario being run (null between runs), for signal handling.
+std::atomic<Runtime*>& active_runtime();
+
+enum class BreakpointMode { kAuto, kPrompt, kPrint };
+
+struct RunSettings {
+  std::string path;
+  std::optional<int> devices;            // else the header's, else 8
+  std::optional<int> threads;            // else the header's, else 1
+  std::optional<std::uint64_t> seed;     // else the header's, else 0
+  std::optional<std::uint64_t> max_steps;  // per device; else the header's, else unlimited
+  double max_seconds = 0;                // wall-clock budget per pmap run (0 = none)
+  std::string backend = "sim";
+  std::size_t arena_capacity = std::size_t{16} << 30;
+  std::size_t stack_size = std::size_t{1} << 20;
+  std::string trace_path;
+  std::string timeline_path;
+  bool deterministic = false;
+  BreakpointMode breakpoints = BreakpointMode::kAuto;
+};
+
+struct RunOutcome {
+  std::string file;
+  std::string status = "ok";  // ok | deadlock | mismatch | error | interrupted
+  int exit_code = 0;
+  std::optional<Report> report;       // the error, if any
+  std::vector<DeviceStatus> devices;  // where each device of the last pmap run stands
+  int pmap_runs = 0;
+  int device_count = 0;               // jax.device_count() of the run
+  std::string stdout_text;            // when captured
+
+  Json to_json() const;
+  /// "ok: 3 pmap runs on 8 devices" / "deadlock (exit 3)".
+  std::string summary() const;
+};
+
+/// 0 ok, 1 program error, 2 usage or syntax error, 3 deadlock, 4 mismatch, 130 interrupted.
+int exit_code_for_kind(const std::string& kind);
+
+/// Runs `settings.path`. Program output (print, debug prints) goes to `out`,
+/// warnings to `err`; breakpoint prompts read `in`. Never throws spmd::Error:
+/// every failure is in the outcome.
+RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ostream& err, std::istream& in);
+
+}  // namespace spmd::cli

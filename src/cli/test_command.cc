@@ -1,0 +1,190 @@
+#include "cli/test_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "cli/scenario_header.h"
+#include "spmd/error.h"
+
+namespace spmd::cli {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> collect_scenarios(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::recursive_directory_iterator(p, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".py") found.push_back(entry.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw InvalidArgument(make_report("UsageError", "no such file or directory: '" + p + "'",
+                                        "pass scenario files (.py) or directories that contain them"));
+    }
+  }
+  if (files.empty()) {
+    throw InvalidArgument(make_report("UsageError", "no scenario files (*.py) found",
+                                      "pass scenario files or a directory such as scenarios/"));
+  }
+  return files;
+}
+
+namespace {
+
+std::string got_of(const RunOutcome& o) {
+  if (o.status == "error" || o.status == "interrupted") return "error:" + (o.report ? o.report->kind : "?");
+  return o.status;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TestResult test_scenario(const std::string& path, const RunSettings& base) {
+  TestResult t;
+  t.file = path;
+  RunSettings settings = base;
+  settings.path = path;
+  settings.breakpoints = BreakpointMode::kPrint;
+  ScenarioHeader header;
+  try {
+    header = parse_scenario_header(read_file(path), path);
+  } catch (const Error& e) {
+    t.problems.push_back(e.report().message);
+  }
+  std::ostringstream out, err;
+  std::istringstream in;
+  auto start = std::chrono::steady_clock::now();
+  t.outcome = run_scenario(settings, out, err, in);
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t.outcome.stdout_text = out.str();
+  t.expected = header.expect;
+  t.got = got_of(t.outcome);
+  if (header.expect.empty()) {
+    t.problems.push_back("no expectation: add a header line such as '# spmd: expect=ok'");
+  } else if (header.expect != t.got) {
+    std::string why = "expected " + header.expect + ", got " + t.got;
+    if (t.outcome.report) why += ": " + t.outcome.report->message;
+    t.problems.push_back(why);
+  }
+  const Report* r = t.outcome.report ? &*t.outcome.report : nullptr;
+  if (header.expect_line) {
+    int line = r && r->where.valid() ? static_cast<int>(r->where.line) : 0;
+    if (line != *header.expect_line) {
+      t.problems.push_back("expected the report at line " + std::to_string(*header.expect_line) + ", got " +
+                           (line ? "line " + std::to_string(line) : "no location"));
+    }
+  }
+  if (header.expect_decision_line) {
+    int line = r && r->divergence.decision_loc.valid() ? static_cast<int>(r->divergence.decision_loc.line) : 0;
+    if (line != *header.expect_decision_line) {
+      t.problems.push_back("expected the first differing decision at line " +
+                           std::to_string(*header.expect_decision_line) + ", got " +
+                           (line ? "line " + std::to_string(line) : "none"));
+    }
+  }
+  for (const auto& part : header.expect_message) {
+    std::string text = r ? r->to_text() : "";
+    if (text.find(part) == std::string::npos) t.problems.push_back("the report does not contain \"" + part + "\"");
+  }
+  if (header.expect_stdout) {
+    std::string expected;
+    for (const auto& l : *header.expect_stdout) expected += l + "\n";
+    if (expected != t.outcome.stdout_text) {
+      std::string diff = "stdout differs:\n--- expected\n" + expected + "--- got\n" + t.outcome.stdout_text;
+      t.problems.push_back(diff);
+    }
+  }
+  t.passed = t.problems.empty();
+  return t;
+}
+
+namespace {
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          o += ' ';
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o;
+}
+}  // namespace
+
+std::string junit_xml(const std::vector<TestResult>& results) {
+  int failures = static_cast<int>(std::count_if(results.begin(), results.end(), [](const auto& r) { return !r.passed; }));
+  double total = 0;
+  for (const auto& r : results) total += r.seconds;
+  std::ostringstream x;
+  x << std::fixed << std::setprecision(3);
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x << "<testsuite name=\"spmd scenarios\" tests=\"" << results.size() << "\" failures=\"" << failures
+    << "\" time=\"" << total << "\">\n";
+  for (const auto& r : results) {
+    x << "  <testcase classname=\"spmd\" name=\"" << xml_escape(r.file) << "\" time=\"" << r.seconds << "\">\n";
+    if (!r.passed) {
+      std::string msg;
+      for (const auto& p : r.problems) msg += p + "\n";
+      x << "    <failure message=\"" << xml_escape(r.problems.empty() ? "" : r.problems[0].substr(0, 200)) << "\">"
+        << xml_escape(msg) << "</failure>\n";
+    }
+    if (r.outcome.report) x << "    <system-err>" << xml_escape(r.outcome.report->to_text()) << "</system-err>\n";
+    x << "  </testcase>\n";
+  }
+  x << "</testsuite>\n";
+  return x.str();
+}
+
+int run_tests(const std::vector<std::string>& paths, const RunSettings& base, const std::string& junit_path,
+              std::ostream& out) {
+  std::vector<std::string> files = collect_scenarios(paths);
+  std::vector<TestResult> results;
+  int failed = 0;
+  for (const auto& f : files) {
+    TestResult r = test_scenario(f, base);
+    out << (r.passed ? "PASS " : "FAIL ") << f << "  (" << (r.got.empty() ? "?" : r.got) << ", " << std::fixed
+        << std::setprecision(2) << r.seconds << " s)\n";
+    if (!r.passed) {
+      ++failed;
+      for (const auto& p : r.problems) out << "     " << p << "\n";
+    }
+    out << std::flush;
+    results.push_back(std::move(r));
+  }
+  out << results.size() - static_cast<std::size_t>(failed) << " passed, " << failed << " failed\n";
+  if (!junit_path.empty()) {
+    std::ofstream j(junit_path);
+    if (!j) {
+      throw InvalidArgument(make_report("UsageError", "cannot write the JUnit file '" + junit_path + "'",
+                                        "check that the directory exists"));
+    }
+    j << junit_xml(results);
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace spmd::cli

@@ -1,0 +1,40 @@
+#pragma once
+// `spmd test`: runs scenarios and compares each outcome with the expectation
+// declared in its header; the CI deadlock test runner.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cli/scenario_runner.h"
+
+namespace spmd::cli {
+
+struct TestResult {
+  std::string file;
+  bool passed = false;
+  std::string expected;           // "deadlock", "error:NameError", ...
+  std::string got;                // same spelling
+  std::vector<std::string> problems;  // why it failed
+  double seconds = 0;
+  RunOutcome outcome;
+};
+
+/// Files: *.py files, directories searched recursively (sorted). Throws
+/// InvalidArgument (kind "UsageError") for a path that does not exist or a
+/// set with no scenario.
+std::vector<std::string> collect_scenarios(const std::vector<std::string>& paths);
+
+/// Runs one scenario and checks its header's expectations. A scenario
+/// without `expect=` fails with a problem saying so.
+TestResult test_scenario(const std::string& path, const RunSettings& base);
+
+/// JUnit XML for CI dashboards.
+std::string junit_xml(const std::vector<TestResult>& results);
+
+/// The whole command: prints PASS/FAIL lines and a summary to `out`; returns
+/// the exit code (0 when all passed, 1 otherwise).
+int run_tests(const std::vector<std::string>& paths, const RunSettings& base, const std::string& junit_path,
+              std::ostream& out);
+
+}  // namespace spmd::cli
