@@ -1,6 +1,11 @@
 # SPMD_CUDA=AUTO builds the CUDA + NCCL backend where nvcc and nccl.h are found.
 set(SPMD_HAVE_CUDA 0)
-if(NOT SPMD_CUDA STREQUAL "OFF")
+if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/src/backend/cuda/CMakeLists.txt)
+  if(SPMD_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "SPMD_CUDA=ON but this checkout has no CUDA backend sources (src/backend/cuda)")
+  endif()
+  message(STATUS "spmd: CUDA backend OFF (no sources in this checkout)")
+elseif(NOT SPMD_CUDA STREQUAL "OFF")
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
   endif()

@@ -61,9 +61,10 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
       h.expect_stdout->push_back(out);
       continue;
     }
-    if (body.rfind("expect-message=", 0) == 0) {
-      h.expect_message.push_back(body.substr(15));
-      continue;
+    // expect-message= takes the rest of the line, whatever precedes it.
+    if (auto at = body.find("expect-message="); at != std::string::npos) {
+      h.expect_message.push_back(body.substr(at + 15));
+      body = trim(body.substr(0, at));
     }
     std::istringstream words(body);
     std::string word;

@@ -377,9 +377,11 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
   if (comms.empty()) {
     r.message = "deadlock: every live device waits and nothing can wake them";
   }
-  r.details.insert(r.details.begin(), "all " + std::to_string(live) +
-                                          " live devices are blocked and no collective can complete "
-                                          "(detected exactly: no timeout involved)");
+  r.details.insert(r.details.begin(),
+                   (live == 1 ? std::string("the only live device is blocked and its collective can never complete")
+                              : "all " + std::to_string(live) +
+                                    " live devices are blocked and no collective can complete") +
+                       " (detected exactly: no timeout involved)");
   r.divergence = find_divergence(peers);
   std::string hint;
   if (any_finished) {

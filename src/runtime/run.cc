@@ -94,14 +94,16 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
   }
   if (!aborted_here) {
     RecentEvent ev{EventKind::kError};
-    ev.text = detail;
+    ev.text = detail.substr(7);  // without "raised "
     ev.loc = ctx.current_loc;
     record_event(ctx, std::move(ev));
   }
   std::unique_lock<std::mutex> lock(mu_);
   if (aborted_here) {
     if (ctx.end_detail.empty()) {
-      ctx.end_detail = "stopped while running";
+      ctx.end_detail = ctx.state == DeviceState::kRunning && !ctx.current_loc.valid() && ctx.history_size() == 0
+                           ? "stopped before it ran"
+                           : "stopped while running";
       ctx.end_loc = ctx.current_loc;
     }
     end_device(ctx, DeviceState::kAborted);
@@ -238,9 +240,8 @@ void Run::record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignat
       ev.axes.push_back(e.axes);
     }
     if (e.kind == EventKind::kError) {
-      // "raised NameError: message" -> kind and message
-      std::string t = e.text;
-      if (t.rfind("raised ", 0) == 0) t = t.substr(7);
+      // "NameError: message" -> kind and message
+      const std::string& t = e.text;
       auto colon = t.find(": ");
       if (colon != std::string::npos) {
         ev.error_kind = t.substr(0, colon);
@@ -308,10 +309,19 @@ void Run::check_quiescence(std::unique_lock<std::mutex>& lock) {
 void Run::fire_breakpoints(std::unique_lock<std::mutex>& lock) {
   std::vector<BreakpointStop> stops;
   std::vector<DeviceContext*> stopped;
-  for (auto& c : contexts_) {
-    if (c->state != DeviceState::kAtBreakpoint) continue;
-    stops.push_back(BreakpointStop{c->device, c->label, c->breakpoint_loc, c->breakpoint_values});
-    stopped.push_back(c.get());
+  {
+    // The handler inspects every device's values from one place: give it
+    // host copies, so reading them is not a cross-device access.
+    PlacementScope host(nullptr);
+    for (auto& c : contexts_) {
+      if (c->state != DeviceState::kAtBreakpoint) continue;
+      BreakpointStop stop{c->device, c->label, c->breakpoint_loc, {}};
+      for (const auto& [name, v] : c->breakpoint_values) {
+        stop.values.emplace_back(name, v.valid() ? Array::from_raw(v.raw_data(), v.shape(), v.dtype()).with_weak_type(v.weak_type()) : v);
+      }
+      stops.push_back(std::move(stop));
+      stopped.push_back(c.get());
+    }
   }
   // Every live device is parked: nothing can change while the handler runs.
   lock.unlock();

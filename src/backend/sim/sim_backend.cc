@@ -32,6 +32,7 @@ void device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::Dev
   detail::set_current_placement(&ctx.placement);
   run.device_started(ctx);
   try {
+    if (run.aborted()) throw detail::RunAborted{};  // the run ended before this device began
     body(ctx);
     run.device_finished(ctx);
   } catch (...) {
