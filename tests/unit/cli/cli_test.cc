@@ -1,0 +1,179 @@
+// The spmd command as a library: headers, verdicts, exit codes, JSON reports,
+// the test runner and trace replay.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/scenario_header.h"
+#include "cli/scenario_runner.h"
+#include "cli/test_command.h"
+#include "spmd/error.h"
+#include "spmd/trace/replay.h"
+
+using namespace spmd;
+using namespace spmd::cli;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() / "spmd_cli_test";
+  std::filesystem::create_directories(dir);
+  auto path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+RunOutcome run_text(const std::string& name, const std::string& text, RunSettings s = {}) {
+  s.path = write_temp(name, text);
+  std::ostringstream out, err;
+  std::istringstream in;
+  RunOutcome o = run_scenario(s, out, err, in);
+  o.stdout_text = out.str();
+  return o;
+}
+
+const char* kSkip = R"(# spmd: devices=4
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+def f(x):
+    return lax.cond(lax.axis_index('i') == 1, lambda v: v, lambda v: lax.psum(v, 'i'), x)
+
+print(jax.pmap(f, axis_name='i')(jnp.arange(4.0)))
+)";
+
+}  // namespace
+
+TEST_CASE("cli::header: keys, expectations and errors", "[cli]") {
+  ScenarioHeader h = parse_scenario_header(
+      "#!/usr/bin/env python\n# spmd: devices=4 threads=2 seed=7 expect=error:NameError expect-line=9 expect-message=did you mean\n"
+      "# spmd: expect-stdout: a b\n# spmd: expect-stdout:\n\nimport jax\n# spmd: devices=99\n",
+      "h.py");
+  REQUIRE(h.devices == 4);
+  REQUIRE(h.threads == 2);
+  REQUIRE(h.seed == 7u);
+  REQUIRE(h.expect == "error:NameError");
+  REQUIRE(h.expect_line == 9);
+  REQUIRE(h.expect_message == std::vector<std::string>{"did you mean"});
+  REQUIRE(h.expect_stdout == std::vector<std::string>{"a b", ""});
+  auto bad = [](const std::string& text) {
+    try {
+      parse_scenario_header(text, "b.py");
+    } catch (const InvalidArgument& e) {
+      return e.report().message;
+    }
+    return std::string("no error");
+  };
+  REQUIRE(bad("# spmd: devices=zero\n") == "b.py:1: bad spmd header: devices=zero is not a number >= 1");
+  REQUIRE(bad("\n# spmd: expect=hang\n") == "b.py:2: bad spmd header: expect=hang is not an outcome");
+  REQUIRE(bad("# spmd: colour=blue\n") == "b.py:1: bad spmd header: unknown key 'colour'");
+}
+
+TEST_CASE("cli::run: exit codes by verdict", "[cli]") {
+  REQUIRE(exit_code_for_kind("Deadlock") == 3);
+  REQUIRE(exit_code_for_kind("CollectiveMismatch") == 4);
+  REQUIRE(exit_code_for_kind("SyntaxError") == 2);
+  REQUIRE(exit_code_for_kind("NameError") == 1);
+  REQUIRE(run_text("ok.py", "print(1 + 1)\n").exit_code == 0);
+  REQUIRE(run_text("ok.py", "print(1 + 1)\n").stdout_text == "2\n");
+  RunOutcome dl = run_text("skip.py", kSkip);
+  REQUIRE(dl.exit_code == 3);
+  REQUIRE(dl.status == "deadlock");
+  REQUIRE(dl.report->kind == "Deadlock");
+  REQUIRE(dl.report->where.line == 7);
+  REQUIRE(dl.report->source_line ==
+          "    return lax.cond(lax.axis_index('i') == 1, lambda v: v, lambda v: lax.psum(v, 'i'), x)");
+  RunOutcome syn = run_text("syntax.py", "def f(:\n    pass\n");
+  REQUIRE(syn.exit_code == 2);
+  REQUIRE(syn.report->kind == "SyntaxError");
+  REQUIRE(syn.report->where.line == 1);
+  RunOutcome missing = run_scenario(RunSettings{.path = "/nonexistent/x.py"}, std::cout, std::cerr, std::cin);
+  REQUIRE(missing.exit_code == 2);
+  REQUIRE(missing.report->kind == "FileNotFoundError");
+}
+
+TEST_CASE("cli::run: --devices overrides the header; the default is 8", "[cli]") {
+  const char* prog = "import jax\nprint(jax.device_count())\n";
+  REQUIRE(run_text("n.py", prog).stdout_text == "8\n");
+  REQUIRE(run_text("n.py", std::string("# spmd: devices=3\n") + prog).stdout_text == "3\n");
+  RunSettings s;
+  s.devices = 5;
+  REQUIRE(run_text("n.py", std::string("# spmd: devices=3\n") + prog, s).stdout_text == "5\n");
+}
+
+TEST_CASE("cli::run: the JSON report has status, error and per-device states", "[cli]") {
+  RunOutcome o = run_text("skip.py", kSkip);
+  Json j = o.to_json();
+  REQUIRE(j.find("status")->as_string() == "deadlock");
+  REQUIRE(j.find("exit_code")->as_int() == 3);
+  REQUIRE(j.find("error_kind")->as_string() == "Deadlock");
+  REQUIRE(j.find("where")->find("line")->as_int() == 7);
+  const auto& devices = j.find("devices")->as_array();
+  REQUIRE(devices.size() == 4);
+  REQUIRE(devices[1].find("state")->as_string() == "finished");
+  REQUIRE(devices[0].find("state")->as_string() == "waiting");
+  REQUIRE(devices[0].find("op")->as_string() == "psum over 'i' #0 f32[]");
+  REQUIRE(devices[0].find("line")->as_int() == 7);
+  REQUIRE(!devices[0].find("recent_events")->as_array().empty());
+  // and it parses back as JSON
+  REQUIRE(Json::parse(j.dump(2)).find("status")->as_string() == "deadlock");
+}
+
+TEST_CASE("cli::run: a clean run reports every device finished", "[cli]") {
+  RunOutcome o = run_text("ok2.py", R"(# spmd: devices=2
+import jax
+import jax.numpy as jnp
+from jax import lax
+print(jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')(jnp.ones(2)))
+)");
+  REQUIRE(o.exit_code == 0);
+  REQUIRE(o.stdout_text == "[2. 2.]\n");
+  REQUIRE(o.pmap_runs == 1);
+  REQUIRE(o.devices.size() == 2);
+  REQUIRE(o.devices[1].state == "finished");
+  REQUIRE(o.devices[1].collectives_done == 1);
+}
+
+TEST_CASE("cli::test: expectations pass and fail with reasons", "[cli]") {
+  std::string good = write_temp("good.py", std::string("# spmd: expect=deadlock expect-line=7\n") + (kSkip + 18));
+  TestResult r = test_scenario(good, RunSettings{});
+  INFO((r.problems.empty() ? std::string() : r.problems[0]));
+  REQUIRE(r.passed);
+  std::string wrong = write_temp("wrong.py", "# spmd: expect=mismatch\nprint('hi')\n# spmd: expect=ok\n");
+  TestResult w = test_scenario(wrong, RunSettings{});
+  REQUIRE_FALSE(w.passed);
+  REQUIRE(w.problems == std::vector<std::string>{"expected mismatch, got ok"});
+  std::string no_expect = write_temp("none.py", "print('hi')\n");
+  REQUIRE(test_scenario(no_expect, RunSettings{}).problems ==
+          std::vector<std::string>{"no expectation: add a header line such as '# spmd: expect=ok'"});
+  std::string out_diff = write_temp("out.py", "# spmd: expect=ok\n# spmd: expect-stdout: 3\nprint(1 + 1)\n");
+  REQUIRE(test_scenario(out_diff, RunSettings{}).problems ==
+          std::vector<std::string>{"stdout differs:\n--- expected\n3\n--- got\n2\n"});
+  std::string xml = junit_xml({r, w});
+  REQUIRE(xml.find("tests=\"2\" failures=\"1\"") != std::string::npos);
+  REQUIRE(xml.find("<failure message=\"expected mismatch, got ok\">") != std::string::npos);
+  std::ostringstream log;
+  REQUIRE(run_tests({good, wrong}, RunSettings{}, "", log) == 1);
+  REQUIRE(log.str().find("1 passed, 1 failed") != std::string::npos);
+  REQUIRE_THROWS_AS(collect_scenarios({"/nonexistent"}), InvalidArgument);
+}
+
+TEST_CASE("cli::replay: a trace recorded by spmd run replays to the same verdict", "[cli]") {
+  RunSettings s;
+  s.trace_path = (std::filesystem::temp_directory_path() / "spmd_cli_test" / "skip.jsonl").string();
+  s.deterministic = true;
+  RunOutcome o = run_text("skip.py", kSkip, s);
+  REQUIRE(o.status == "deadlock");
+  try {
+    replay_trace_file(s.trace_path);
+    FAIL("replay did not deadlock");
+  } catch (const DeadlockError& e) {
+    REQUIRE(e.report().message == o.report->message);
+    REQUIRE(e.report().divergence.decision_summary == o.report->divergence.decision_summary);
+  }
+}
