@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 ok, 1 program error, 2 usage or syntax error, 3 deadlock, 4 collective mismatch,\n"
       "130/143 interrupted. Examples:\n"
-      "  spmd run scenarios/deadlock/skip_psum_on_one_device.py\n"
+      "  spmd run scenarios/deadlock/skip_psum_under_cond.py\n"
       "  spmd test scenarios/ --junit results.xml\n"
       "  spmd run prog.py --trace run.jsonl && spmd replay run.jsonl");
 
@@ -119,6 +119,14 @@ int main(int argc, char** argv) {
   replay->add_option("--devices", replay_devices, "minimum virtual devices (the trace's own count is used when larger)")
       ->check(CLI::Range(1, 1 << 20));
 
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string cmd = argv[1];
+    if (cmd != "run" && cmd != "test" && cmd != "replay") {
+      std::cerr << "spmd: unknown command '" << cmd << "'\n  hint: the commands are run, test and replay; see 'spmd --help'\n";
+      spmd::cli::mark_finished();
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
