@@ -718,7 +718,14 @@ Value builtin_type(Kind k) {
 Value exception_class(const std::string& name) {
   auto it = types().exceptions.find(name);
   if (it != types().exceptions.end()) return it->second;
-  return types().exceptions.at("Exception");
+  // Kinds of spmd errors (ShapeError, AxisNameError, ...) get a class on demand.
+  static std::mutex mu;
+  static auto* extra = new std::map<std::string, Value>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto e = extra->find(name);
+  if (e != extra->end()) return e->second;
+  return extra->emplace(name, new_type(name, Kind::kException, make_native(name, ctor_exception, Value(), Value::str(name))))
+      .first->second;
 }
 
 Value array_type() { return types().array; }

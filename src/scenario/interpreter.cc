@@ -174,25 +174,26 @@ void Interpreter::raise_at(ExecState& st, Pos pos, std::string kind, std::string
 void Interpreter::annotate(Error& e, ExecState& st, Pos pos) {
   const Report& r = e.report();
   bool need_where = !r.where.valid();
+  // A location in this file set by the runtime or an op (from the SourceLoc we
+  // passed): it still lacks the source line and the traceback.
+  bool need_line = !need_where && r.source_line.empty() && r.where.file != nullptr &&
+                   std::string_view(r.where.file) == source().path();
   bool need_device = st.in_device && r.device < 0;
-  if (!need_where && !need_device) return;
+  if (!need_where && !need_line && !need_device) return;
   Report& m = e.mutable_report();
-  if (need_where) {
-    m.where = loc(pos);
-    m.source_line = source().line(pos.line);
-    std::vector<std::string> tb = traceback(st, pos);
-    m.details.insert(m.details.end(), tb.begin(), tb.end());
-  } else if (m.source_line.empty() && m.where.file == source().interned_path()) {
+  if (need_where || need_line) {
+    if (need_where) m.where = loc(pos);
     m.source_line = source().line(m.where.line);
+    Pos at = need_where ? pos : Pos{m.where.line, m.where.column};
+    std::vector<std::string> tb = traceback(st, at);
+    m.details.insert(m.details.end(), tb.begin(), tb.end());
   }
   if (need_device) m.device = st.device;
 }
 
-void Interpreter::check_stack(ExecState& st, Pos pos) {
-  char probe = 0;
-  if (st.stack_floor != nullptr &&
-      reinterpret_cast<std::uintptr_t>(&probe) < reinterpret_cast<std::uintptr_t>(st.stack_floor)) {
-    st.stack_floor = nullptr;  // room for building the report
+void Interpreter::stack_exhausted(ExecState& st, Pos pos) {
+  {
+    // kStackReserve below the floor leaves room for building the report.
     raise_at(st, pos, "RecursionError", "maximum recursion depth exceeded",
              st.in_device ? "the device's fiber stack is full (RuntimeOptions::fiber_stack_size is " +
                                 std::to_string(runtime_->options().fiber_stack_size / 1024) +
@@ -307,7 +308,10 @@ Interpreter::Flow Interpreter::exec_stmt(ExecState& st, Frame& f, const Stmt& s)
       }
       case StmtKind::kIf: {
         const auto& x = static_cast<const IfStmt&>(s);
-        if (truth(st, eval_inner(st, f, *x.test), x.test->pos)) return exec_block(st, f, x.body);
+        bool taken = truth(st, eval_inner(st, f, *x.test), x.test->pos);
+        // Per-device Python branches (possible under disable_jit) are decisions too.
+        if (st.in_device) record_decision("if", taken ? 1 : 0, loc(s.pos));
+        if (taken) return exec_block(st, f, x.body);
         return exec_block(st, f, x.orelse);
       }
       case StmtKind::kFor:
@@ -384,6 +388,7 @@ void for_each_item(Interpreter& interp, ExecState& st, const Value& it, F&& fn) 
 
 Interpreter::Flow Interpreter::exec_for(ExecState& st, Frame& f, const ForStmt& s) {
   Value it = eval_inner(st, f, *s.iter);
+  if (st.in_device && it.is(Kind::kRange)) record_decision("for", it.as<RangeObject>().length(), loc(s.pos));
   bool broke = false;
   bool returned = false;
   for_each_item(*this, st, it, [&](const Value& item) {
@@ -411,7 +416,9 @@ Interpreter::Flow Interpreter::exec_while(ExecState& st, Frame& f, const WhileSt
     f.pos = s.pos;
     set_current_location(loc(s.pos));
     count_steps();
-    if (!truth(st, eval_inner(st, f, *s.test), s.test->pos)) break;
+    bool go = truth(st, eval_inner(st, f, *s.test), s.test->pos);
+    if (st.in_device) record_decision("while", go ? 1 : 0, loc(s.pos));
+    if (!go) break;
     Flow fl = exec_block(st, f, s.body);
     if (fl == Flow::kBreak) return Flow::kNormal;
     if (fl == Flow::kReturn) return fl;
@@ -1170,7 +1177,25 @@ Value Interpreter::eval_comprehension(ExecState& st, Frame& f, const CompExpr& e
 Value Interpreter::eval_call(ExecState& st, Frame& f, const CallExpr& c) {
   Value callee = eval_inner(st, f, *c.func);
   CallArgs args;
-  args.pos.reserve(c.args.size());
+  if (c.simple) {
+    args.pos.reserve(c.args.size());
+    for (const auto& a : c.args) {
+      if (a.kind == Argument::Kind::kPositional) {
+        args.pos.push_back(eval_inner(st, f, *a.value));
+      } else {
+        args.kw.emplace_back(a.keyword, eval_inner(st, f, *a.value));
+      }
+    }
+  } else {
+    expand_call_args(st, f, c, args);
+  }
+  CallSite site{c.pos, &c};
+  return call(st, callee, args, site);
+}
+
+// Calls with *args / **kwargs (kept out of eval_call to keep its frame small:
+// it is on the stack once per nested Python call).
+void Interpreter::expand_call_args(ExecState& st, Frame& f, const CallExpr& c, CallArgs& args) {
   for (const auto& a : c.args) {
     switch (a.kind) {
       case Argument::Kind::kPositional:
@@ -1212,8 +1237,6 @@ Value Interpreter::eval_call(ExecState& st, Frame& f, const CallExpr& c) {
       }
     }
   }
-  CallSite site{c.pos, &c};
-  return call(st, callee, args, site);
 }
 
 // ============================================================================
@@ -1234,7 +1257,7 @@ Value Interpreter::call(ExecState& st, const Value& callee, CallArgs& args, cons
     }
     case Kind::kType: {
       const auto& t = callee.as<TypeObject>();
-      if (t.ctor.is_undefined()) raise_type_error("cannot create '" + t.name + "' instances");
+      if (t.ctor.is_undefined()) not_callable(callee);
       return call(st, t.ctor, args, site);
     }
     case Kind::kOther: {
@@ -1247,6 +1270,10 @@ Value Interpreter::call(ExecState& st, const Value& callee, CallArgs& args, cons
     default:
       break;
   }
+  not_callable(callee);
+}
+
+void Interpreter::not_callable(const Value& callee) {
   raise_type_error("'" + type_name(callee) + "' object is not callable");
 }
 
@@ -1329,13 +1356,15 @@ void Interpreter::bind_arguments(ExecState& st, const FunctionObject& fn, Frame&
   if (!missing_kw.empty()) report(missing_kw, "keyword-only");
 }
 
+void Interpreter::too_deep(const ExecState& st) {
+  raise_error("RecursionError", "maximum recursion depth exceeded",
+              "Python calls may nest " + std::to_string(st.max_depth) + " deep in spmdsim; recurse less deeply");
+}
+
 Value Interpreter::call_function(ExecState& st, const Value& fnv, CallArgs& args, const CallSite& site) {
   const auto& fn = fnv.as<FunctionObject>();
   const FunctionCode& code = *fn.code;
-  if (st.depth + 1 > st.max_depth) {
-    raise_error("RecursionError", "maximum recursion depth exceeded",
-                "Python calls may nest " + std::to_string(st.max_depth) + " deep in spmdsim; recurse less deeply");
-  }
+  if (st.depth + 1 > st.max_depth) too_deep(st);
   Frame frame;
   frame.scope = &code.scope;
   frame.name = &code.name;

@@ -10,6 +10,7 @@
 // suspend a fiber (collectives, count_steps, user code).
 
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <iosfwd>
 #include <map>
@@ -35,7 +36,7 @@ inline constexpr int kHostMaxDepth = 200;
 inline constexpr int kDeviceMaxDepth = 200;
 /// Stack kept free below the deepest interpreter frame, for C++ callees
 /// (array ops, the runtime) and exception unwinding.
-inline constexpr std::size_t kStackReserve = 64 * 1024;
+inline constexpr std::size_t kStackReserve = 48 * 1024;
 
 struct Frame {
   const ScopeInfo* scope = nullptr;
@@ -181,7 +182,19 @@ class Interpreter {
   [[noreturn]] void name_error(ExecState& st, Frame& f, const NameExpr& n);
 
   void bind_arguments(ExecState& st, const FunctionObject& fn, Frame& f, CallArgs& args);
-  void check_stack(ExecState& st, Pos pos);
+  void expand_call_args(ExecState& st, Frame& f, const CallExpr& c, CallArgs& args);
+  /// RecursionError when the stack grew below ExecState::stack_floor.
+  void check_stack(ExecState& st, Pos pos) {
+    char probe = 0;
+    if (st.stack_floor != nullptr &&
+        reinterpret_cast<std::uintptr_t>(&probe) < reinterpret_cast<std::uintptr_t>(st.stack_floor)) {
+      stack_exhausted(st, pos);
+    }
+  }
+  // Cold paths, out of line so that the recursive evaluation frames stay small.
+  [[noreturn, gnu::noinline]] void stack_exhausted(ExecState& st, Pos pos);
+  [[noreturn, gnu::noinline]] static void not_callable(const Value& callee);
+  [[noreturn, gnu::noinline]] static void too_deep(const ExecState& st);
   void init_builtins();
 
   const Module& module_;

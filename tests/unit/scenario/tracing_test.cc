@@ -1,0 +1,299 @@
+// JAX's tracing semantics inside pmap: tracer errors, print once with abstract
+// values, side effects once with a warning, and jax.disable_jit().
+
+#include "scenario_test_util.h"
+
+using namespace spmd;
+using spmd::scenario::testing::run;
+using spmd::scenario::testing::run_error;
+
+namespace {
+
+// Runs `body` (the body of `f(x)`) under pmap over 4 devices and returns the error.
+Report traced_error(const std::string& body) {
+  std::string src = "import jax\nimport jax.numpy as jnp\nfrom jax import lax\ndef f(x):\n" + body +
+                    "    return x\ny = jax.pmap(f, axis_name='i')(jnp.arange(4))\n";
+  return run_error<ProgramError>(src);
+}
+
+}  // namespace
+
+TEST_CASE("scenario::tracing: Python control flow on traced values", "[scenario][tracing][errors]") {
+  Report r = traced_error("    if x > 1:\n        pass\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.message == "Attempted boolean conversion of traced array with shape bool[].");
+  CHECK(r.where.line == 5);
+  CHECK(r.where.column == 8);
+  CHECK(r.hint == "use jax.lax.cond / jnp.where for value-dependent branches, or make the value static");
+  CHECK(r.device >= 0);
+  REQUIRE_FALSE(r.details.empty());
+  CHECK_THAT(r.details[0], Catch::Contains("while tracing the function 'f' for pmap"));
+
+  r = traced_error("    while x < 3:\n        x = x + 1\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.where.line == 5);
+  CHECK(r.where.column == 11);
+
+  r = traced_error("    b = bool(x)\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.message == "Attempted boolean conversion of traced array with shape int32[].");
+  CHECK(r.where.column == 9);
+
+  r = traced_error("    y = x and 1\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.where.column == 9);
+
+  r = traced_error("    y = not (x > 0)\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.where.column == 14);
+
+  r = traced_error("    assert x >= 0, 'negative'\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.where.column == 12);
+
+  r = traced_error("    y = 1 if x.sum() else 2\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.where.column == 14);
+
+  r = traced_error("    y = x * (2 if lax.axis_index('i') == 0 else 1)\n");
+  CHECK(r.kind == "TracerBoolConversionError");
+}
+
+TEST_CASE("scenario::tracing: concretization of traced values", "[scenario][tracing][errors]") {
+  Report r = traced_error("    n = int(x)\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+  CHECK(r.message == "Abstract tracer value encountered where concrete value is expected: traced array with shape int32[]");
+  CHECK(r.where.line == 5);
+  CHECK(r.where.column == 9);
+  REQUIRE_FALSE(r.details.empty());
+  CHECK_THAT(r.details[0], Catch::StartsWith("The problem arose with the `int` function."));
+  CHECK_FALSE(r.hint.empty());
+
+  r = traced_error("    v = float(x)\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+  CHECK_THAT(r.details[0], Catch::StartsWith("The problem arose with the `float` function."));
+
+  r = traced_error("    for i in range(x):\n        pass\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+  CHECK_THAT(r.details[0], Catch::StartsWith("The problem arose with range()"));
+  CHECK(r.where.column == 14);
+
+  r = traced_error("    v = [1, 2, 3, 4][x]\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+  CHECK_THAT(r.details[0], Catch::Contains("indexing a Python list"));
+
+  r = traced_error("    v = x.item()\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+  CHECK_THAT(r.details[0], Catch::Contains("`item` method"));
+
+  r = traced_error("    v = x.tolist()\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+
+  r = traced_error("    v = jnp.zeros(x)\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+  CHECK_THAT(r.details[0], Catch::Contains("shapes must be static"));
+
+  r = traced_error("    s = f'{x:.2f}'\n");
+  CHECK(r.kind == "ConcretizationTypeError");
+  CHECK_THAT(r.details[0], Catch::Contains("jax.debug.print"));
+
+  // Indexing an array with a traced index is fine (a dynamic index), as in JAX.
+  auto ok = run("import jax\nimport jax.numpy as jnp\ntable = jnp.arange(10, 14)\n"
+                "print(jax.pmap(lambda i: table[i])(jnp.array([3, 2, 1, 0])))\n");
+  CHECK(ok.out == "[13 12 11 10]\n");
+  // Static values stay Python values: shapes, psum of a constant, Python numbers.
+  ok = run(R"PY(
+import jax
+import jax.numpy as jnp
+from jax import lax
+scale = 2
+def f(x):
+    n = lax.psum(1, 'i')
+    if x.shape[0] == 3 and n == 4 and scale > 1:
+        return x * n
+    return x
+print(jax.pmap(f, axis_name='i')(jnp.ones((4, 3), dtype=jnp.int32))[0])
+)PY");
+  CHECK(ok.out == "[4 4 4]\n");
+  // As in JAX (omnistaging), an op on a closed-over array is staged: its result is traced.
+  r = run_error<ProgramError>(R"PY(
+import jax
+import jax.numpy as jnp
+w = jnp.array(2)
+def f(x):
+    if w > 1:
+        return x
+    return x
+jax.pmap(f)(jnp.arange(4))
+)PY");
+  CHECK(r.kind == "TracerBoolConversionError");
+  CHECK(r.where.line == 6);
+}
+
+TEST_CASE("scenario::tracing: print inside pmap prints once, abstract, with a warning", "[scenario][tracing][print]") {
+  auto r = run(R"PY(
+import jax
+import jax.numpy as jnp
+def f(x):
+    y = x * 2
+    for _ in range(3):
+        print("y is", y, y.shape, 'static', 7)
+    return y
+out = jax.pmap(f)(jnp.zeros((4, 10)))
+print(out.shape)
+)PY");
+  CHECK(r.out ==
+        "y is Traced<float32[10]>with<DynamicJaxprTrace> (10,) static 7\n"
+        "y is Traced<float32[10]>with<DynamicJaxprTrace> (10,) static 7\n"
+        "y is Traced<float32[10]>with<DynamicJaxprTrace> (10,) static 7\n"
+        "(4, 10)\n");
+  CHECK(r.err ==
+        "warning: t.py:7: print() inside a pmap-ed function runs once while tracing and shows abstract values, not "
+        "per-device data; use jax.debug.print(\"{x}\", x=x) instead\n");
+  // f-strings and repr of traced values are abstract too.
+  r = run("import jax\nimport jax.numpy as jnp\ndef f(x):\n    print(f'{x} {x!r}', [x])\n    return x\n"
+          "jax.pmap(f)(jnp.zeros(4, dtype=jnp.int32))\n");
+  CHECK(r.out ==
+        "Traced<int32[]>with<DynamicJaxprTrace> Traced<int32[]>with<DynamicJaxprTrace> "
+        "[Traced<int32[]>with<DynamicJaxprTrace>]\n");
+}
+
+TEST_CASE("scenario::tracing: side effects happen once, with a warning", "[scenario][tracing][side-effects]") {
+  auto r = run(R"PY(
+import jax
+import jax.numpy as jnp
+results = []
+calls = {'n': 0}
+count = 0
+def f(x):
+    global count
+    results.append(x)
+    calls['n'] = calls['n'] + 1
+    count += 1
+    local = []
+    local.append(x)
+    return x * len(local)
+out = jax.pmap(f)(jnp.arange(4))
+print(len(results), calls, count, out)
+)PY");
+  CHECK(r.out == "1 {'n': 1} 1 [0 1 2 3]\n");
+  CHECK(r.err ==
+        "warning: t.py:9: side effect inside a pmap-ed function: appending to 'results' (defined outside the "
+        "function) happens once while tracing, not once per device, and stores a tracer; return values from the "
+        "function instead\n"
+        "warning: t.py:10: side effect inside a pmap-ed function: assigning to an item of 'calls' (defined outside "
+        "the function) happens once while tracing, not once per device; return values from the function instead\n"
+        "warning: t.py:11: side effect inside a pmap-ed function: assigning to global 'count' (defined outside the "
+        "function) happens once while tracing, not once per device; return values from the function instead\n");
+
+  auto n = run(R"PY(
+import jax
+import jax.numpy as jnp
+def outer():
+    seen = []
+    total = 0
+    def f(x):
+        nonlocal total
+        seen.extend([1])
+        total = total + 1
+        return x
+    jax.pmap(f)(jnp.arange(4))
+    return seen, total
+print(outer())
+)PY");
+  CHECK(n.out == "([1], 1)\n");
+  CHECK_THAT(n.err, Catch::Contains("warning: t.py:9: side effect inside a pmap-ed function: extending 'seen'"));
+  CHECK_THAT(n.err, Catch::Contains("warning: t.py:10: side effect inside a pmap-ed function: assigning to nonlocal 'total'"));
+}
+
+TEST_CASE("scenario::tracing: a leaked device array used on the host", "[scenario][tracing][side-effects]") {
+  Report r = run_error<InvalidArgument>(R"PY(
+import jax
+import jax.numpy as jnp
+leaked = []
+def f(x):
+    leaked.append(x * 2)
+    return x
+jax.pmap(f)(jnp.arange(4))
+y = leaked[0] + 1
+)PY");
+  CHECK(r.kind == "DeviceOwnershipError");
+  CHECK(r.where.line == 9);
+  CHECK(r.source_line == "y = leaked[0] + 1");
+}
+
+TEST_CASE("scenario::tracing: jax.disable_jit makes values concrete per device", "[scenario][tracing][disable-jit]") {
+  auto r = run(R"PY(
+import jax
+import jax.numpy as jnp
+from jax import lax
+log = []
+def f(x):
+    if x > 1:
+        print('big', x)
+    else:
+        print('small', x)
+    log.append(int(x))
+    return x + 1
+with jax.disable_jit():
+    out = jax.pmap(f)(jnp.arange(4))
+print(out, sorted(log))
+jax.config.update('jax_disable_jit', True)
+print(jax.pmap(lambda v: float(v) * 2)(jnp.arange(2.0)))
+jax.config.update('jax_disable_jit', False)
+)PY");
+  CHECK(r.out ==
+        "small 0\n"
+        "small 1\n"
+        "big 2\n"
+        "big 3\n"
+        "[1 2 3 4] [0, 1, 2, 3]\n"
+        "[0. 2.]\n");
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("scenario::tracing: deep recursion in a device is a RecursionError, not a crash", "[scenario][tracing][errors]") {
+  Report r = run_error<ProgramError>(R"PY(
+import jax
+import jax.numpy as jnp
+def depth(n):
+    return 0 if n == 0 else 1 + depth(n - 1)
+def f(x):
+    return x + depth(100000)
+jax.pmap(f)(jnp.arange(4))
+)PY");
+  CHECK(r.kind == "RecursionError");
+  CHECK(r.where.line == 5);
+  CHECK(r.device >= 0);
+  // Moderate recursion works inside devices.
+  auto ok = run(R"PY(
+import jax
+import jax.numpy as jnp
+def depth(n):
+    return 0 if n == 0 else 1 + depth(n - 1)
+print(jax.pmap(lambda x: x + depth(150))(jnp.arange(4)))
+)PY");
+  CHECK(ok.out == "[150 151 152 153]\n");
+}
+
+TEST_CASE("scenario::tracing: measure the Python call depth a device stack allows", "[.measure]") {
+  auto r = run(R"PY(
+import jax
+import jax.numpy as jnp
+def probe(n):
+    return 0 if n == 0 else 1 + probe(n - 1)
+def deepest():
+    ok = 0
+    for n in range(10, 400, 10):
+        try:
+            probe(n)
+            ok = n
+        except RecursionError:
+            break
+    return ok
+def f(x):
+    return x + deepest()
+print('host', deepest(), 'device', jax.pmap(f)(jnp.arange(1))[0])
+)PY", 1);
+  WARN(r.out);
+}
