@@ -184,9 +184,13 @@ void Interpreter::annotate(Error& e, ExecState& st, Pos pos) {
   if (need_where || need_line) {
     if (need_where) m.where = loc(pos);
     m.source_line = source().line(m.where.line);
-    Pos at = need_where ? pos : Pos{m.where.line, m.where.column};
-    std::vector<std::string> tb = traceback(st, at);
-    m.details.insert(m.details.end(), tb.begin(), tb.end());
+    // Our frames explain the error only when it happened here (not, say, a
+    // deadlock reported on the host at a line some device was executing).
+    if (need_where || m.where.line == pos.line) {
+      Pos at = need_where ? pos : Pos{m.where.line, m.where.column};
+      std::vector<std::string> tb = traceback(st, at);
+      m.details.insert(m.details.end(), tb.begin(), tb.end());
+    }
   }
   if (need_device) m.device = st.device;
 }
