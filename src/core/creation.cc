@@ -1,5 +1,6 @@
 #include "spmd/core/creation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 

@@ -1,5 +1,6 @@
 #include "spmd/core/linalg.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "core/element_access.h"

@@ -1,5 +1,6 @@
 #include "spmd/core/reduction.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>

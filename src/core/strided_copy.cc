@@ -1,5 +1,6 @@
 #include "core/strided_copy.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/element_access.h"

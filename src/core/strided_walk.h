@@ -5,6 +5,7 @@
 // contiguous for every operand are merged first, so same-shape contiguous
 // operands become one long run.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,20 @@
+#include "core/parallel.h"
+
+#include <algorithm>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace spmd::detail {
+
+void parallel_ranges_erased(std::int64_t n, std::int64_t work, std::int64_t grain, RangeFn fn, void* ctx) {
+  if (n <= 0) return;
+  if (work <= kParallelThreshold || n == 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, std::max<std::int64_t>(1, grain)),
+                    [&](const tbb::blocked_range<std::int64_t>& r) { fn(ctx, r.begin(), r.end()); });
+}
+
+}  // namespace spmd::detail
