@@ -1,6 +1,8 @@
 // JAX's tracing semantics inside pmap: tracer errors, print once with abstract
 // values, side effects once with a warning, and jax.disable_jit().
 
+#include <chrono>
+
 #include "scenario_test_util.h"
 
 using namespace spmd;
@@ -296,4 +298,29 @@ def f(x):
 print('host', deepest(), 'device', jax.pmap(f)(jnp.arange(1))[0])
 )PY", 1);
   WARN(r.out);
+}
+
+TEST_CASE("scenario::perf: interpreter throughput", "[.perf]") {
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run(R"PY(
+total = 0
+for i in range(200000):
+    total += i % 7
+print(total)
+)PY", 1);
+  auto t1 = std::chrono::steady_clock::now();
+  auto p = run(R"PY(
+import jax
+import jax.numpy as jnp
+from jax import lax
+def f(x):
+    acc = x
+    for i in range(2000):
+        acc = acc * 0.5 + 1.0
+    return lax.psum(acc, 'i')
+print(jax.pmap(f, axis_name='i')(jnp.ones((8, 16))).shape)
+)PY", 8);
+  auto t2 = std::chrono::steady_clock::now();
+  WARN(r.out << p.out << "host loop 200k: " << std::chrono::duration<double>(t1 - t0).count()
+             << " s; 8 devices x 2000 jnp steps: " << std::chrono::duration<double>(t2 - t1).count() << " s");
 }
