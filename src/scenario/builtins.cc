@@ -697,7 +697,7 @@ const TypeTable& types() {
         "BaseException", "Exception", "ArithmeticError", "ZeroDivisionError", "OverflowError", "LookupError",
         "IndexError", "KeyError", "NameError", "UnboundLocalError", "RuntimeError", "RecursionError",
         "NotImplementedError", "TypeError", "ValueError", "AssertionError", "AttributeError", "ImportError",
-        "ModuleNotFoundError", "StopIteration", "KeyboardInterrupt", "SystemExit", "FloatingPointError",
+        "ModuleNotFoundError", "StopIteration", "KeyboardInterrupt", "SystemExit", "FloatingPointError", "MemoryError",
         "ConcretizationTypeError", "TracerBoolConversionError", "TracerIntegerConversionError",
         "UnexpectedTracerError"};
     for (const char* n : kExceptions) {

@@ -1360,6 +1360,11 @@ void Interpreter::bind_arguments(ExecState& st, const FunctionObject& fn, Frame&
   if (!missing_kw.empty()) report(missing_kw, "keyword-only");
 }
 
+void Interpreter::native_stack_exhausted() {
+  raise_error("RecursionError", "maximum recursion depth exceeded while processing nested data",
+              "the data (lists, tuples or dicts inside each other) is nested too deeply");
+}
+
 void Interpreter::too_deep(const ExecState& st) {
   raise_error("RecursionError", "maximum recursion depth exceeded",
               "Python calls may nest " + std::to_string(st.max_depth) + " deep in spmdsim; recurse less deeply");

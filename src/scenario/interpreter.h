@@ -99,6 +99,17 @@ class Interpreter {
   std::string str(ExecState& st, const Value& v);
   std::string repr(ExecState& st, const Value& v);
 
+  /// RecursionError (without location) when recursion over deeply nested
+  /// data gets close to the end of the stack (natives call this). Natives run
+  /// below the interpreter's frames, so they may use half of the reserve.
+  void check_native_stack(const ExecState& st) const {
+    char probe = 0;
+    if (st.stack_floor != nullptr &&
+        reinterpret_cast<std::uintptr_t>(&probe) < reinterpret_cast<std::uintptr_t>(st.stack_floor) - kStackReserve / 2) {
+      native_stack_exhausted();
+    }
+  }
+
   // --- errors --------------------------------------------------------------
   /// Throws ProgramError `kind` located at `pos` with the current traceback.
   [[noreturn]] void raise_at(ExecState& st, Pos pos, std::string kind, std::string message, std::string hint = {});
@@ -195,6 +206,7 @@ class Interpreter {
   [[noreturn, gnu::noinline]] void stack_exhausted(ExecState& st, Pos pos);
   [[noreturn, gnu::noinline]] static void not_callable(const Value& callee);
   [[noreturn, gnu::noinline]] static void too_deep(const ExecState& st);
+  [[noreturn, gnu::noinline]] static void native_stack_exhausted();
   void init_builtins();
 
   const Module& module_;

@@ -203,6 +203,7 @@ Array python_scalar_array(const Value& v, std::optional<DType> dtype) {
 
 // Shape of a nested list of Python scalars; false when it holds arrays.
 bool nested_shape(const Value& v, Shape& shape, std::size_t depth, bool& has_float, bool& has_int, bool& all_bool) {
+  if (depth > 64) raise_value_error("cannot convert a list nested more than 64 levels deep to an array");
   if (v.is(Kind::kList) || v.is(Kind::kTuple)) {
     const std::vector<Value>& items = v.is(Kind::kList) ? v.as<ListObject>().items : v.tuple_items();
     if (depth == shape.size()) {

@@ -165,6 +165,7 @@ Value array_binop(ExecState& st, BinOp op, const Value& a, const Value& b) {
 }
 
 std::vector<Value> repeat_items(const std::vector<Value>& items, std::int64_t n) {
+  check_size(static_cast<double>(items.size()) * static_cast<double>(std::max<std::int64_t>(n, 0)), "sequence");
   std::vector<Value> out;
   for (std::int64_t k = 0; k < n; ++k) out.insert(out.end(), items.begin(), items.end());
   return out;
@@ -180,6 +181,7 @@ Value binary_op(Interpreter& interp, ExecState& st, BinOp op, const Value& a, co
     case Kind::kStr:
       if (op == BinOp::kAdd && b.is(Kind::kStr)) return Value::str(a.as_str() + b.as_str());
       if (op == BinOp::kMul && b.is_int_like()) {
+        check_size(static_cast<double>(a.as_str().size()) * static_cast<double>(std::max<std::int64_t>(b.as_int(), 0)), "string");
         std::string out;
         for (std::int64_t k = 0; k < b.as_int(); ++k) out += a.as_str();
         return Value::str(std::move(out));
@@ -286,6 +288,7 @@ Value unary_op(Interpreter& interp, ExecState& st, UnOp op, const Value& a) {
 namespace {
 
 int compare_sequences(Interpreter& interp, ExecState& st, const std::vector<Value>& x, const std::vector<Value>& y) {
+  interp.check_native_stack(st);
   for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
     if (py_equal(interp, st, x[i], y[i])) continue;
     return py_less(interp, st, x[i], y[i]) ? -1 : 1;
@@ -317,6 +320,7 @@ BinaryOp array_cmp(CmpOp op) {
 }
 
 bool equal_values(Interpreter& interp, ExecState& st, const Value& a, const Value& b) {
+  interp.check_native_stack(st);
   if (a.is_number() && b.is_number()) return keys_equal(a, b);
   if (a.is(Kind::kDType) && b.is(Kind::kStr)) return parse_dtype(b.as_str()) == a.as_dtype();
   if (a.is(Kind::kStr) && b.is(Kind::kDType)) return parse_dtype(a.as_str()) == b.as_dtype();

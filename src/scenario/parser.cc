@@ -57,6 +57,10 @@ class Parser {
     next();
     return s;
   }
+  [[noreturn]] void too_long(Pos pos) {
+    error(pos, "expression too long: more than " + std::to_string(kMaxChain) + " chained operations",
+          "split it over several statements");
+  }
   void unsupported(Pos pos, std::string what, std::string hint) {
     throw_unsupported_syntax(src_, pos, std::move(what), std::move(hint));
   }
@@ -851,6 +855,7 @@ ExprPtr Parser::parse_comparison() {
   ExprPtr Parser::fn() {                                                       \
     Pos pos = tok().pos;                                                       \
     ExprPtr e = next_fn();                                                     \
+    int chain = 0;                                                             \
     while (true) {                                                             \
       static const std::pair<const char*, BinOp> kOps[] = {__VA_ARGS__};       \
       const std::pair<const char*, BinOp>* hit = nullptr;                      \
@@ -858,6 +863,7 @@ ExprPtr Parser::parse_comparison() {
         if (at_op(o.first)) hit = &o;                                          \
       }                                                                        \
       if (!hit) break;                                                         \
+      if (++chain > kMaxChain) too_long(tok().pos);                            \
       next();                                                                  \
       e = std::make_unique<BinOpExpr>(pos, hit->second, std::move(e), next_fn()); \
     }                                                                          \
@@ -906,7 +912,9 @@ ExprPtr Parser::parse_power() {
 ExprPtr Parser::parse_atom_expr() {
   if (at_name("await")) unsupported(tok().pos, "await", "write ordinary (synchronous) code");
   ExprPtr e = parse_atom();
+  int chain = 0;
   while (true) {
+    if ((at_op("(") || at_op("[") || at_op(".")) && ++chain > kMaxChain) too_long(tok().pos);
     if (at_op("(")) {
       e = parse_call(std::move(e));
     } else if (at_op("[")) {

@@ -123,6 +123,7 @@ std::vector<Value> Interpreter::iterate(ExecState& st, const Value& v) {
       const auto& r = v.as<RangeObject>();
       std::vector<Value> out;
       std::int64_t n = r.length();
+      check_size(static_cast<double>(n), "list from a range");
       out.reserve(static_cast<std::size_t>(n));
       for (std::int64_t k = 0; k < n; ++k) out.push_back(Value::integer(r.start + k * r.step));
       return out;

@@ -31,7 +31,8 @@ void raise_not_implemented(std::string what, std::string hint) {
 namespace {
 
 // child -> parent in Python's exception hierarchy (plus JAX's and spmd's kinds).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 34> kParents = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 35> kParents = {{
+    {"MemoryError", "Exception"},
     {"ArithmeticError", "Exception"},
     {"ZeroDivisionError", "ArithmeticError"},
     {"OverflowError", "ArithmeticError"},

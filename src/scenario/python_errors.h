@@ -32,6 +32,16 @@ namespace spmd::scenario {
 }
 [[noreturn]] void raise_not_implemented(std::string what, std::string hint = {});
 
+/// Largest container or string the interpreter builds (elements or bytes).
+inline constexpr double kMaxElements = 1e8;
+/// MemoryError when building `count` elements of `what` would exceed kMaxElements.
+inline void check_size(double count, const char* what) {
+  if (count > kMaxElements) {
+    raise_error("MemoryError", std::string("cannot build a ") + what + " of " + std::to_string(static_cast<long long>(count)) +
+                                   " elements", "spmdsim limits Python containers to 1e8 elements");
+  }
+}
+
 /// Whether an error of kind `kind` is caught by `except cls:` (Python's class
 /// hierarchy, with JAX's tracer errors under TypeError and the core's
 /// InvalidArgument kinds mapped onto Python classes).

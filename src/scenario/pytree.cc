@@ -27,6 +27,7 @@ std::vector<Value> sorted_keys(Interpreter& interp, ExecState& st, const PyDict&
 }  // namespace
 
 TreeDef tree_flatten(Interpreter& interp, ExecState& st, const Value& v, std::vector<Value>& leaves) {
+  interp.check_native_stack(st);
   TreeDef t;
   switch (v.kind()) {
     case Kind::kNone:

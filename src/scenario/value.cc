@@ -54,7 +54,43 @@ std::size_t mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c
 
 }  // namespace
 
-std::size_t hash_value(const Value& v) {
+void release_items(std::vector<Value>& items) noexcept {
+  // Values dropped while another container is being destroyed are parked in
+  // `pending` and freed by the outermost call, so the C++ stack stays flat.
+  thread_local int depth = 0;
+  thread_local std::vector<Value>* pending = nullptr;
+  if (depth > 0) {
+    if (pending == nullptr) pending = new std::vector<Value>();
+    for (auto& v : items) {
+      if (v.object() != nullptr) pending->push_back(std::move(v));
+    }
+    items.clear();
+    return;
+  }
+  ++depth;
+  items.clear();
+  while (pending != nullptr && !pending->empty()) {
+    Value v = std::move(pending->back());
+    pending->pop_back();
+    v = Value();
+  }
+  --depth;
+}
+
+PyDict::~PyDict() {
+  std::vector<Value> parked;
+  parked.reserve(entries_.size() * 2);
+  for (auto& e : entries_) {
+    parked.push_back(std::move(e.key));
+    parked.push_back(std::move(e.value));
+  }
+  index_.clear();
+  entries_.clear();
+  release_items(parked);
+}
+
+std::size_t hash_value(const Value& v, int depth) {
+  if (depth > kMaxValueDepth) raise_error("RecursionError", "maximum recursion depth exceeded while hashing a value");
   switch (v.kind()) {
     case Kind::kNone:
       return 0x5bd1e995;
@@ -76,7 +112,7 @@ std::size_t hash_value(const Value& v) {
       return std::hash<std::string>()(v.as_str());
     case Kind::kTuple: {
       std::size_t h = 0x345678;
-      for (const auto& item : v.tuple_items()) h = mix(h, hash_value(item));
+      for (const auto& item : v.tuple_items()) h = mix(h, hash_value(item, depth + 1));
       return h;
     }
     case Kind::kList:
@@ -93,7 +129,8 @@ std::size_t hash_value(const Value& v) {
   }
 }
 
-bool keys_equal(const Value& a, const Value& b) {
+bool keys_equal(const Value& a, const Value& b, int depth) {
+  if (depth > kMaxValueDepth) raise_error("RecursionError", "maximum recursion depth exceeded in comparison");
   if (a.is_number() && b.is_number()) {
     if (a.kind() != Kind::kFloat && b.kind() != Kind::kFloat) return a.as_int() == b.as_int();
     return a.as_float() == b.as_float();
@@ -107,7 +144,7 @@ bool keys_equal(const Value& a, const Value& b) {
       const auto& y = b.tuple_items();
       if (x.size() != y.size()) return false;
       for (std::size_t i = 0; i < x.size(); ++i) {
-        if (!keys_equal(x[i], y[i])) return false;
+        if (!keys_equal(x[i], y[i], depth + 1)) return false;
       }
       return true;
     }

@@ -145,13 +145,19 @@ struct StrObject : Object {
   std::string s;
 };
 
+/// Releases `items` without unbounded recursion: deeply nested containers
+/// (x = [x] in a loop) are freed iteratively, like CPython's trashcan.
+void release_items(std::vector<Value>& items) noexcept;
+
 struct TupleObject : Object {
   explicit TupleObject(std::vector<Value> v) : items(std::move(v)) {}
+  ~TupleObject() override { release_items(items); }
   std::vector<Value> items;
 };
 
 struct ListObject : Object {
   ListObject(std::vector<Value> v, std::uint64_t owner) : Object(owner), items(std::move(v)) {}
+  ~ListObject() override { release_items(items); }
   std::vector<Value> items;
 };
 
@@ -201,13 +207,19 @@ struct TypeObject : Object {
 // --- hashing and dict ------------------------------------------------------
 
 /// Python's hash for hashable values; throws TypeError ("unhashable type: 'list'").
-std::size_t hash_value(const Value& v);
+std::size_t hash_value(const Value& v, int depth = 0);
 /// Python `==` for hashable values (1 == 1.0 == True, tuples elementwise).
-bool keys_equal(const Value& a, const Value& b);
+bool keys_equal(const Value& a, const Value& b, int depth = 0);
+/// Nesting accepted by the recursive helpers on values before RecursionError.
+inline constexpr int kMaxValueDepth = 500;
 
 /// An insertion-ordered hash map keyed by Values (Python's dict and set).
 class PyDict {
  public:
+  PyDict() = default;
+  PyDict(const PyDict&) = default;
+  PyDict& operator=(const PyDict&) = default;
+  ~PyDict();
   std::size_t size() const { return index_.size(); }
   bool empty() const { return index_.empty(); }
   /// The value stored under `key`, or nullptr.

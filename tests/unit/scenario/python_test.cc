@@ -365,3 +365,28 @@ TEST_CASE("scenario::Interpreter: deep recursion is a RecursionError", "[scenari
   for (const auto& d : r.details) folded = folded || d.find("[Previous line repeated") != std::string::npos;
   CHECK(folded);
 }
+
+TEST_CASE("scenario::Interpreter: deep and huge data never crash", "[scenario][python][errors]") {
+  // Deeply nested containers are freed without deep C++ recursion.
+  auto r = run("x = []\nfor i in range(200000):\n    x = [x]\nt = ()\nfor i in range(200000):\n    t = (t, i)\nprint('built')\n");
+  CHECK(r.out == "built\n");
+  // Hashing, comparing and flattening them is a RecursionError.
+  Report e = run_error<ProgramError>("t = ()\nfor i in range(5000):\n    t = (t,)\nd = {t: 1}\n");
+  CHECK(e.kind == "RecursionError");
+  CHECK(e.where.line == 4);
+  e = run_error<ProgramError>("x = []\nfor i in range(100000):\n    x = [x]\ny = [[]]\nfor i in range(100000):\n    y = [y]\nprint(x == y)\n");
+  CHECK(e.kind == "RecursionError");
+  e = run_error<ProgramError>("import jax\nx = []\nfor i in range(100000):\n    x = [x]\njax.tree_util.tree_leaves(x)\n");
+  CHECK(e.kind == "RecursionError");
+  CHECK(e.where.line == 5);
+  e = run_error<ProgramError>("x = [0] * 10**12\n");
+  CHECK(e.kind == "MemoryError");
+  e = run_error<ProgramError>("x = list(range(10**12))\n");
+  CHECK(e.kind == "MemoryError");
+  // A long operator chain is a syntax error, not a stack overflow.
+  std::string chain = "x = 1";
+  for (int i = 0; i < 1500; ++i) chain += " + 1";
+  Report p = spmd::scenario::testing::parse_error(chain + "\n");
+  CHECK(p.kind == "SyntaxError");
+  CHECK(p.message == "expression too long: more than 1000 chained operations");
+}
