@@ -574,7 +574,7 @@ Value Interpreter::import_module(ExecState& st, const std::string& name, Pos pos
   if (m.is_undefined()) {
     std::string hint =
         "spmdsim provides jax (jax.numpy, jax.lax, jax.random, jax.nn, jax.debug, jax.tree_util), numpy (as "
-        "jax.numpy), functools, math and typing";
+        "jax.numpy), functools, math, time and typing";
     if (name == "flax" || name == "optax" || name == "haiku" || name == "equinox" || name == "torch") {
       hint = "libraries beyond jax are not available in spmdsim; write the model with jax.numpy directly";
     }

@@ -816,6 +816,7 @@ Value build_module(Interpreter& interp, const std::string& name) {
   if (name == "functools") return build_functools_module(interp);
   if (name == "math") return build_math_module(interp);
   if (name == "typing") return build_typing_module(interp);
+  if (name == "time") return build_time_module(interp);
   return Value();
 }
 

@@ -1,7 +1,9 @@
 // jax.numpy (also bound to `import numpy as np`) and array attributes/methods.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "scenario/builtins.h"
@@ -496,8 +498,117 @@ Value np_norm(NativeCall& c, CallArgs& a) {
                                            args.given(3) && c.interp.truthy(c.st, args[3]))));
 }
 
+// einsum by direct summation over every label (the operands of scenarios are small).
 Value np_einsum(NativeCall& c, CallArgs& a) {
-  raise_not_implemented("jnp.einsum", "write the contraction with jnp.dot / jnp.matmul / transpose");
+  if (a.pos.empty() || !a.pos[0].is(Kind::kStr)) raise_type_error("einsum() expects the subscripts string first");
+  for (auto& [k, v] : a.kw) {
+    if (k != "optimize" && k != "precision" && k != "preferred_element_type") {
+      raise_type_error("einsum() got an unexpected keyword argument '" + k + "'");
+    }
+  }
+  std::string spec;
+  for (char ch : a.pos[0].as_str()) {
+    if (ch != ' ') spec += ch;
+  }
+  if (spec.find("...") != std::string::npos) raise_not_implemented("jnp.einsum with '...'", "name every axis");
+  std::vector<Array> ops;
+  for (std::size_t i = 1; i < a.pos.size(); ++i) {
+    ops.push_back(arr(c, a.pos[i]));
+    check_placement(ops.back(), "einsum");
+  }
+  std::size_t arrow = spec.find("->");
+  std::string lhs = spec.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (std::size_t start = 0;;) {
+    std::size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != ops.size()) {
+    raise_value_error("einsum(): " + std::to_string(terms.size()) + " subscript terms for " +
+                      std::to_string(ops.size()) + " operands");
+  }
+  std::map<char, std::int64_t> size;
+  std::map<char, int> count;
+  std::string labels;
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    if (static_cast<int>(terms[k].size()) != ops[k].ndim()) {
+      raise_value_error("einsum(): operand " + std::to_string(k) + " has " + std::to_string(ops[k].ndim()) +
+                        " dimensions but subscripts '" + terms[k] + "'");
+    }
+    for (std::size_t d = 0; d < terms[k].size(); ++d) {
+      char l = terms[k][d];
+      if (!std::isalpha(static_cast<unsigned char>(l))) raise_value_error(std::string("einsum(): invalid subscript '") + l + "'");
+      std::int64_t n = ops[k].shape()[d];
+      auto it = size.find(l);
+      if (it != size.end() && it->second != n) {
+        raise_value_error(std::string("einsum(): size of label '") + l + "' differs between operands (" +
+                          std::to_string(it->second) + " vs " + std::to_string(n) + ")");
+      }
+      if (it == size.end()) labels += l;
+      size[l] = n;
+      ++count[l];
+    }
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = spec.substr(arrow + 2);
+    for (char l : out) {
+      if (!size.count(l)) raise_value_error(std::string("einsum(): output label '") + l + "' is not in the inputs");
+    }
+  } else {
+    for (const auto& [l, n] : count) {
+      if (n == 1) out += l;
+    }
+  }
+  std::string order = out;
+  for (char l : labels) {
+    if (out.find(l) == std::string::npos) order += l;
+  }
+  double work = 1;
+  for (char l : order) work *= static_cast<double>(size[l]);
+  if (work > 1e8) raise_not_implemented("jnp.einsum on operands this large", "use jnp.dot / jnp.matmul");
+  // strides[k][j]: how far operand k moves when label order[j] advances.
+  std::vector<std::vector<double>> data;
+  std::vector<std::vector<std::int64_t>> strides;
+  DType t = ops.empty() ? kDefaultFloat : ops[0].dtype();
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    data.push_back(ops[k].to_doubles());
+    std::vector<std::int64_t> rm = row_major_strides(ops[k].shape());
+    std::vector<std::int64_t> st(order.size(), 0);
+    for (std::size_t d = 0; d < terms[k].size(); ++d) st[order.find(terms[k][d])] += rm[d];
+    strides.push_back(std::move(st));
+    if (k > 0) t = promote_types(t, ops[k].dtype());
+  }
+  Shape out_shape;
+  for (char l : out) out_shape.push_back(size[l]);
+  std::int64_t out_n = num_elements(out_shape);
+  std::int64_t inner = 1;
+  for (std::size_t j = out.size(); j < order.size(); ++j) inner *= size[order[j]];
+  std::vector<double> result(static_cast<std::size_t>(out_n), 0.0);
+  std::vector<std::int64_t> idx(order.size(), 0);
+  std::vector<std::int64_t> off(ops.size(), 0);
+  for (std::int64_t o = 0; o < out_n; ++o) {
+    double acc = 0;
+    for (std::int64_t s = 0; s < inner; ++s) {
+      double prod = 1;
+      for (std::size_t k = 0; k < ops.size(); ++k) prod *= data[k][static_cast<std::size_t>(off[k])];
+      acc += prod;
+      // odometer over all labels, innermost (last) first
+      for (std::size_t j = order.size(); j-- > 0;) {
+        std::int64_t n = size[order[j]];
+        ++idx[j];
+        for (std::size_t k = 0; k < ops.size(); ++k) off[k] += strides[k][j];
+        if (idx[j] < n) break;
+        for (std::size_t k = 0; k < ops.size(); ++k) off[k] -= strides[k][j] * n;
+        idx[j] = 0;
+      }
+    }
+    result[static_cast<std::size_t>(o)] = acc;
+  }
+  if (t == DType::kBool) t = kDefaultInt;
+  return wrap(Array::from_doubles(result, out_shape, t));
 }
 
 // --- sorting (by value, on the calling device) ------------------------------------------------
@@ -509,6 +620,7 @@ Value np_sort_impl(NativeCall& c, CallArgs& a, bool arg) {
   if (flatten) x = ravel(x);
   int axis = flatten ? 0 : norm_axis(x, args.has(1) ? to_int(c.st, args[1], "axis") : -1, c.name.c_str());
   bool descending = args.given(5) && c.interp.truthy(c.st, args[5]);
+  check_placement(x, c.name);
   Array moved = moveaxis(x, axis, -1);
   std::int64_t n = moved.ndim() == 0 ? 1 : moved.shape().back();
   std::int64_t rows = n == 0 ? 0 : moved.size() / n;

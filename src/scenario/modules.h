@@ -20,6 +20,7 @@ Value build_random_module(Interpreter& interp);
 Value build_functools_module(Interpreter& interp);
 Value build_math_module(Interpreter& interp);
 Value build_typing_module(Interpreter& interp);
+Value build_time_module(Interpreter& interp);
 
 /// jnp.float32(x) and friends: an array of that dtype.
 Value dtype_call(Interpreter& interp, ExecState& st, DType dtype, CallArgs& args);

@@ -84,7 +84,23 @@ void no_args(NativeCall& c, const CallArgs& args) {
 // ============================================================================
 // tracers
 
-bool is_traced(const ExecState& st, const Array& a) { return st.tracing() && a.device() != kHost; }
+bool is_traced(const ExecState& st, const Array& a) {
+  DeviceId owner = a.device();
+  if (owner == kHost) return false;
+  // A device's value seen on the host or on another device escaped its pmap
+  // (a side effect): JAX shows such a leaked tracer abstractly too.
+  if (!st.in_device || owner != st.device) return true;
+  return !st.disable_jit;
+}
+
+namespace {
+
+// Using (not just showing) a value that escaped its device is an ownership error.
+void check_escaped(const ExecState& st, const Array& a, std::string_view op) {
+  if (a.device() != kHost && (!st.in_device || a.device() != st.device)) check_placement(a, op);
+}
+
+}  // namespace
 
 std::string aval_string(const Array& a) {
   std::string s(dtype_name(a.dtype()));
@@ -107,6 +123,7 @@ std::string traced_function(const ExecState& st) {
 }  // namespace
 
 void raise_concretization(const ExecState& st, const Array& a, std::string_view problem) {
+  check_escaped(st, a, "conversion to a Python value");
   Report r = make_report("ConcretizationTypeError",
                          "Abstract tracer value encountered where concrete value is expected: traced array with shape " +
                              aval_string(a),
@@ -120,6 +137,7 @@ void raise_concretization(const ExecState& st, const Array& a, std::string_view 
 }
 
 void raise_tracer_bool(const ExecState& st, const Array& a) {
+  check_escaped(st, a, "bool()");
   Report r = make_report("TracerBoolConversionError",
                          "Attempted boolean conversion of traced array with shape " + aval_string(a) + ".",
                          "use jax.lax.cond / jnp.where for value-dependent branches, or make the value static");

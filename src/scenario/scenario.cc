@@ -5,6 +5,7 @@
 
 #include "scenario/interpreter.h"
 #include "scenario/parser.h"
+#include "runtime/host_program.h"
 #include "spmd/error.h"
 
 namespace spmd::scenario {
@@ -27,6 +28,9 @@ std::shared_ptr<const Module> parse_file(const std::string& path) {
 
 void run_module(const Module& m, const InterpreterOptions& options) {
   Interpreter interp(m, options);
+  // The interpreter counts steps and sets locations on the host as it does
+  // on devices; this scope turns them into the host budget and interrupt checks.
+  detail::HostProgramScope host(options.runtime, options.max_host_steps, options.max_host_seconds);
   interp.run();
 }
 

@@ -1,5 +1,6 @@
-// The small standard-library modules scenarios use: functools, math, typing.
+// The small standard-library modules scenarios use: functools, math, time, typing.
 
+#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -265,6 +266,33 @@ Value build_math_module(Interpreter& interp) {
   add_fn(*m, "prod", fn_math_prod);
   add_fn(*m, "fsum", fn_math_fsum);
   add_fn(*m, "factorial", fn_math_factorial);
+  return Value::object(Kind::kModule, m);
+}
+
+namespace {
+
+Value fn_time(NativeCall& c, CallArgs& a) {
+  no_args(c, a);
+  auto now = c.data.as_int() == 0 ? std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                                  : std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch());
+  return Value::floating(now.count());
+}
+
+Value fn_sleep(NativeCall& c, CallArgs& a) {
+  Args args(c, a, {"secs"}, 1);
+  // Simulated devices do not wait for wall-clock time.
+  to_float(c.st, args[0], "time.sleep()");
+  return Value::none();
+}
+
+}  // namespace
+
+Value build_time_module(Interpreter& interp) {
+  auto m = new_module("time");
+  add_fn(*m, "time", fn_time, Value::integer(0));
+  add_fn(*m, "perf_counter", fn_time, Value::integer(1));
+  add_fn(*m, "monotonic", fn_time, Value::integer(1));
+  add_fn(*m, "sleep", fn_sleep);
   return Value::object(Kind::kModule, m);
 }
 

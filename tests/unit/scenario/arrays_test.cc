@@ -195,3 +195,23 @@ print(x, i)
   CHECK(r.kind == "ValueError");
   CHECK(r.message == "jax.random.normal accepts a single key, but was given a key array of shape (3,) != ().");
 }
+
+TEST_CASE("scenario::jnp: einsum", "[scenario][jnp]") {
+  auto r = run(R"PY(
+import jax.numpy as jnp
+a = jnp.arange(6).reshape((2, 3))
+b = jnp.arange(12).reshape((3, 4)).astype(jnp.float32)
+print(jnp.einsum('ij,jk->ik', a, b))
+print(jnp.einsum('ij->ji', a), jnp.einsum('ii', jnp.eye(3)), jnp.einsum('i,i', jnp.arange(3), jnp.arange(3)))
+print(jnp.einsum('ij,ij->i', a, a), jnp.einsum('bij,bjk->bik', jnp.ones((2, 2, 3)), jnp.ones((2, 3, 1))).shape)
+print(bool(jnp.all(jnp.einsum('ij,jk', a, b) == a @ b)))
+)PY");
+  CHECK(r.out ==
+        "[[20. 23. 26. 29.]\n [56. 68. 80. 92.]]\n"
+        "[[0 3]\n [1 4]\n [2 5]] 3.0 5\n"
+        "[ 5 50] (2, 2, 1)\n"
+        "True\n");
+  Report e = run_error<ProgramError>("import jax.numpy as jnp\nx = jnp.einsum('ij,jk', jnp.ones((2, 3)), jnp.ones((4, 2)))\n");
+  CHECK(e.kind == "ValueError");
+  CHECK(e.message == "einsum(): size of label 'j' differs between operands (3 vs 4)");
+}

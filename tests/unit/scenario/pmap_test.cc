@@ -167,13 +167,14 @@ from jax import lax
 def f(x):
     i = lax.axis_index('i')
     n = lax.psum(1, 'i')
+    g = lax.all_gather(x, 'i')
     tree = lax.psum({'a': x, 'b': (x * 2, 3)}, 'i')
     return (n, tree['a'], tree['b'][0], tree['b'][1], lax.pmean(x, 'i'), lax.pmax(x, 'i'), lax.pmin(x, 'i'),
             lax.all_gather(x.reshape((1,)), 'i'), lax.all_gather(x.reshape((1,)), 'i', tiled=True).shape[0],
             lax.ppermute(x, 'i', [(j, (j + 1) % 4) for j in range(4)]), lax.psum_scatter(jnp.arange(4.0), 'i'),
-            lax.all_to_all(jnp.arange(4) + 10 * i, 'i', 0, 0), lax.axis_size('i'))
+            lax.all_to_all(jnp.arange(4) + 10 * i, 'i', 0, 0), lax.axis_size('i'), g)
 out = jax.pmap(f, axis_name='i')(jnp.arange(4.0))
-names = ['n', 'a', 'b0', 'b1', 'pmean', 'pmax', 'pmin', 'gather', 'tiled', 'ring', 'scatter', 'a2a', 'size']
+names = ['n', 'a', 'b0', 'b1', 'pmean', 'pmax', 'pmin', 'gather', 'tiled', 'ring', 'scatter', 'a2a', 'size', 'scalars']
 for name, v in zip(names, out):
     print(name, v if name != 'gather' else v[0].ravel())
 )PY");
@@ -190,7 +191,8 @@ for name, v in zip(names, out):
         "ring [3. 0. 1. 2.]\n"
         "scatter [ 0.  4.  8. 12.]\n"
         "a2a [[ 0 10 20 30]\n [ 1 11 21 31]\n [ 2 12 22 32]\n [ 3 13 23 33]]\n"
-        "size [4 4 4 4]\n");
+        "size [4 4 4 4]\n"
+        "scalars [[0. 1. 2. 3.]\n [0. 1. 2. 3.]\n [0. 1. 2. 3.]\n [0. 1. 2. 3.]]\n");
 }
 
 TEST_CASE("scenario::pmap: axis_name typo is an AxisNameError at the collective", "[scenario][pmap][errors]") {

@@ -17,6 +17,9 @@ print(1, 2, 3, sep='-', end='!\n')
 print(round(2.5), round(3.5), round(2.675, 2), round(1234, -2), abs(-3), abs(-2.5))
 print(divmod(7, 2), pow(2, 10), pow(2, 10, 1000), min(3, 1, 2), max([4, 9, 2]), sum([1, 2, 3], 10))
 print(hex(255), bin(5), oct(8), chr(65), ord('a'), len('中文'))
+import time
+t0 = time.perf_counter()
+print(time.perf_counter() >= t0, time.time() > 1e9)
 )PY");
   CHECK(r.out ==
         "1 2.0 0.1 1e-05 1e+16 123456789.0 -0.0 1.5 3 -4 -2 1024 0.5\n"
@@ -26,7 +29,8 @@ print(hex(255), bin(5), oct(8), chr(65), ord('a'), len('中文'))
         "1-2-3!\n"
         "2 4 2.67 1200 3 2.5\n"
         "(3, 1) 1024 24 1 9 16\n"
-        "0xff 0b101 0o10 A 97 2\n");
+        "0xff 0b101 0o10 A 97 2\n"
+        "True True\n");
   CHECK(r.err.empty());
 }
 

@@ -222,6 +222,14 @@ y = leaked[0] + 1
   CHECK(r.kind == "DeviceOwnershipError");
   CHECK(r.where.line == 9);
   CHECK(r.source_line == "y = leaked[0] + 1");
+  // Shown on the host, an escaped value is a tracer (as JAX prints it); converting it is an ownership error.
+  auto shown = run("import jax\nimport jax.numpy as jnp\nleaked = []\ndef f(x):\n    leaked.append(x)\n    return x\n"
+                   "jax.pmap(f)(jnp.arange(4.0))\nprint(leaked)\n");
+  CHECK(shown.out == "[Traced<float32[]>with<DynamicJaxprTrace>]\n");
+  r = run_error<InvalidArgument>("import jax\nimport jax.numpy as jnp\nleaked = []\ndef f(x):\n    leaked.append(x)\n"
+                                 "    return x\njax.pmap(f)(jnp.arange(4.0))\nif leaked[0]:\n    pass\n");
+  CHECK(r.kind == "DeviceOwnershipError");
+  CHECK(r.where.line == 8);
 }
 
 TEST_CASE("scenario::tracing: jax.disable_jit makes values concrete per device", "[scenario][tracing][disable-jit]") {
