@@ -215,3 +215,28 @@ y = jax.pmap(f, axis_name='batch')(jnp.arange(4))
   CHECK(r.kind == "AxisNameError");
   CHECK(r.where.line == 3);
 }
+
+TEST_CASE("scenario::pmap: axis_index_groups, zero-argument pmap and arg paths", "[scenario][pmap][collectives]") {
+  auto r = run(R"PY(
+import jax
+import jax.numpy as jnp
+from jax import lax
+f = jax.pmap(lambda x: lax.psum(x, 'i', axis_index_groups=[[0, 1], [2, 3]]), axis_name='i')
+print(f(jnp.arange(4)))
+g = jax.pmap(lambda: lax.axis_index('i') * 2, axis_name='i', axis_size=3)
+print(g())
+)PY");
+  CHECK(r.out == "[1 1 5 5]\n[0 2 4]\n");
+
+  Report e = run_error<InvalidArgument>(R"PY(
+import jax
+import jax.numpy as jnp
+def f(*args):
+    return args[0]
+jax.pmap(f)(jnp.ones(4), [jnp.ones(4), jnp.ones(3)])
+)PY");
+  CHECK(e.kind == "InputSplitError");
+  std::string all;
+  for (const auto& d : e.details) all += d + "\n";
+  CHECK_THAT(all, Catch::Contains("'args[1][1]' of shape (3,)"));
+}

@@ -394,3 +394,30 @@ TEST_CASE("scenario::Interpreter: deep and huge data never crash", "[scenario][p
   CHECK(p.kind == "SyntaxError");
   CHECK(p.message == "expression too long: more than 1000 chained operations");
 }
+
+TEST_CASE("scenario::Interpreter: positions inside f-strings, Unicode names, function attributes", "[scenario][python]") {
+  Report r = run_error<ProgramError>("x = 1\ns = f'value: {x + undefined_name}'\n");
+  CHECK(r.kind == "NameError");
+  CHECK(r.where.line == 2);
+  CHECK(r.where.column == 19);
+
+  r = run_error<ProgramError>("s = f'''first line\n{1 / 0}'''\n");
+  CHECK(r.kind == "ZeroDivisionError");
+  CHECK(r.where.line == 2);
+  CHECK(r.where.column == 2);
+
+  auto out = run("数据 = [1, 2]\n总和 = sum(数据)\nprint(f'总和={总和}')\ndef f():\n    pass\nf.calls = 3\nprint(f.calls)\n");
+  CHECK(out.out == "总和=3\n3\n");
+
+  auto side = run(R"PY(
+import jax
+import jax.numpy as jnp
+def tag():
+    pass
+def f(x):
+    tag.last = x
+    return x
+jax.pmap(f)(jnp.arange(2))
+)PY", 2);
+  CHECK_THAT(side.err, Catch::Contains("warning: t.py:7: side effect inside a pmap-ed function: setting attribute 'last' of 'tag'"));
+}
