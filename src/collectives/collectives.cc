@@ -2,6 +2,7 @@
 // while tracing), build the signature, and meet the other members.
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "collectives/data_plane.h"
@@ -33,7 +34,8 @@ namespace {
 
 DeviceContext& enter(const CollectiveSignature& sig) {
   DeviceContext* ctx = current_context();
-  resolve_axes(ctx, sig.axes, collective_name(sig.kind), sig.loc);  // throws on the host
+  if (ctx == nullptr) resolve_axes(ctx, sig.axes, collective_name(sig.kind), sig.loc);  // throws: nothing is bound
+  resolve_axes_cached(*ctx, sig.axes, collective_name(sig.kind), sig.loc);
   return *ctx;
 }
 
@@ -62,8 +64,8 @@ void check_groups(const DeviceContext& ctx, const CollectiveSignature& sig, int 
   }
 }
 
-int group_size(const DeviceContext& ctx, const CollectiveSignature& sig) {
-  int n = axis_position(ctx, sig.axes).size;
+int group_size(DeviceContext& ctx, const CollectiveSignature& sig) {
+  int n = resolve_axes_cached(ctx, sig.axes, collective_name(sig.kind), sig.loc).position.size;
   check_groups(ctx, sig, n);
   return sig.groups.empty() ? n : static_cast<int>(sig.groups[0].size());
 }
@@ -189,7 +191,9 @@ Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, Sou
   detail::DeviceContext& ctx = detail::enter(sig);
   int n = detail::group_size(ctx, sig);
   sig.perm = perm;
-  std::set<int> srcs, dsts;
+  // Bitmaps, not sets: every device checks the whole permutation, so this is
+  // O(n) per device and O(n^2) per ppermute on n devices.
+  std::vector<std::uint8_t> seen(static_cast<std::size_t>(n), 0);
   for (auto [s, d] : perm) {
     if (s < 0 || s >= n || d < 0 || d >= n) {
       detail::invalid(ctx, sig.kind, sig,
@@ -197,12 +201,16 @@ Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, Sou
                           std::to_string(n - 1) + " (" + sig.params() + ")",
                       "indices in perm are positions along the axis, 0 to axis_size - 1");
     }
-    if (!srcs.insert(s).second || !dsts.insert(d).second) {
+    std::uint8_t& src_bit = seen[static_cast<std::size_t>(s)];
+    std::uint8_t& dst_bit = seen[static_cast<std::size_t>(d)];
+    if ((src_bit & 1) || (dst_bit & 2)) {
       detail::invalid(ctx, sig.kind, sig,
                       "perm sources and destinations must each be unique (" + sig.params() + ")",
                       "each device sends at most once and receives at most once; e.g. a ring is "
                       "[(i, (i + 1) % n) for i in range(n)]");
     }
+    src_bit |= 1;
+    dst_bit |= 2;
   }
   return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
 }
@@ -213,16 +221,20 @@ void barrier(const AxisSet& axes, SourceLoc loc) {
   detail::run_collective(ctx, std::move(sig), {});
 }
 
+namespace detail {
+namespace {
+const ResolvedAxes& resolve_here(const AxisSet& axes, std::string_view op, SourceLoc loc) {
+  DeviceContext* ctx = current_context();
+  if (ctx == nullptr) resolve_axes(ctx, axes.names, op, loc);  // throws: nothing is bound on the host
+  return resolve_axes_cached(*ctx, axes.names, op, loc);
+}
+}  // namespace
+}  // namespace detail
+
 Array axis_index(const AxisSet& axes, SourceLoc loc) {
-  detail::DeviceContext* ctx = detail::current_context();
-  detail::resolve_axes(ctx, axes.names, "axis_index", loc);
-  return Array::scalar_int(detail::axis_position(*ctx, axes.names).index, DType::kInt32);
+  return Array::scalar_int(detail::resolve_here(axes, "axis_index", loc).position.index, DType::kInt32);
 }
 
-int axis_size(const AxisSet& axes, SourceLoc loc) {
-  detail::DeviceContext* ctx = detail::current_context();
-  detail::resolve_axes(ctx, axes.names, "axis_size", loc);
-  return detail::axis_position(*ctx, axes.names).size;
-}
+int axis_size(const AxisSet& axes, SourceLoc loc) { return detail::resolve_here(axes, "axis_size", loc).position.size; }
 
 }  // namespace spmd

@@ -105,9 +105,22 @@ AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::stri
   return p;
 }
 
+const ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
+                                        SourceLoc loc) {
+  for (const auto& [names, resolved] : ctx.axes_cache) {
+    if (names == axes) return resolved;
+  }
+  ResolvedAxes r;
+  r.mask = resolve_axes(&ctx, axes, op, loc);
+  r.position = axis_position(ctx, axes);
+  r.text = AxisSet(axes).to_string();
+  ctx.axes_cache.emplace_back(axes, std::move(r));
+  return ctx.axes_cache.back().second;
+}
+
 std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, std::span<const Array> inputs) {
   Run& run = ctx.run;
-  std::uint64_t mask = resolve_axes(&ctx, sig.axes, collective_name(sig.kind), sig.loc);
+  const ResolvedAxes& axes = resolve_axes_cached(ctx, sig.axes, collective_name(sig.kind), sig.loc);
 
   Arrival me;
   me.ctx = &ctx;
@@ -116,18 +129,22 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
   {
     RecentEvent ev{EventKind::kCollectiveEnter};
     ev.seq = me.seq;
-    ev.op = std::string(collective_name(sig.kind));
-    ev.axes = AxisSet(sig.axes).to_string();
-    ev.types = sig.operand_types();
+    ev.op = collective_name(sig.kind);
+    ev.axes = axes.text;
+    if (!sig.operands.empty()) ev.types = sig.operand_types();
     ev.loc = sig.loc;
-    ctx.record_history(HistoryEntry{sig.kind, ev.axes, ev.types, sig.loc});
+    ctx.record_history(sig, axes.text);
     run.record_event(ctx, std::move(ev), &sig);
   }
   me.sig = std::move(sig);
 
   std::unique_lock<std::mutex> lock(run.mutex());
-  if (run.aborted()) throw RunAborted{};
-  Communicator& comm = run.communicator(ctx, mask);
+  if (run.aborted()) {
+    ctx.end_detail = "stopped on arrival at " + me.sig.op_and_axes() + " #" + std::to_string(me.seq);
+    ctx.end_loc = me.sig.loc;
+    throw RunAborted{};
+  }
+  Communicator& comm = run.communicator(ctx, axes.mask);
   int slot = 0;
   for (int pos : comm.reduced) slot = slot * ctx.env[static_cast<std::size_t>(pos)].size + ctx.env[static_cast<std::size_t>(pos)].index;
   comm.slots[static_cast<std::size_t>(slot)] = &me;
@@ -153,13 +170,16 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
     }
     CollectiveCall call;
     call.sig = &comm.first->sig;
-    for (Arrival* a : comm.slots) call.members.push_back({a->ctx, a->inputs, &a->outputs});
-    // Order members by their index along the axes in the order the caller named them.
-    std::vector<std::pair<int, CollectiveMember>> ranked;
-    for (auto& m : call.members) ranked.push_back({axis_position(*m.ctx, call.sig->axes).index, m});
-    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t i = 0; i < ranked.size(); ++i) call.members[i] = ranked[i].second;
     std::vector<Arrival*> members(comm.slots.begin(), comm.slots.end());
+    if (call.sig->kind != CollectiveKind::kBarrier) {
+      // Members in the order of their index along the axes as the caller named
+      // them (slots are in env order, which differs for a reordered tuple).
+      call.members.resize(members.size());
+      for (Arrival* a : members) {
+        int index = resolve_axes_cached(*a->ctx, call.sig->axes, collective_name(call.sig->kind), call.sig->loc).position.index;
+        call.members[static_cast<std::size_t>(index)] = {a->ctx, a->inputs, &a->outputs};
+      }
+    }
     comm.reset();
     // The members stay parked (counted as blocked) while the data moves.
     lock.unlock();
@@ -177,13 +197,14 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
     }
   }
   lock.unlock();
-  {
+  ctx.complete_last_collective();
+  if (run.has_observers()) {
     RecentEvent ev{EventKind::kCollectiveExit};
     ev.seq = me.seq;
-    ev.op = std::string(collective_name(me.sig.kind));
-    ev.axes = AxisSet(me.sig.axes).to_string();
+    ev.op = collective_name(me.sig.kind);
+    ev.axes = axes.text;
     ev.loc = me.sig.loc;
-    run.record_event(ctx, std::move(ev), &me.sig);
+    run.record_event(ctx, std::move(ev), &me.sig, /*keep_in_ring=*/false);
   }
   if (run.has_pending_prints()) run.flush_prints(false);
   return std::move(me.outputs);

@@ -29,6 +29,17 @@ struct AxisPosition {
 };
 AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::string>& axes);
 
+/// What a device knows about a set of axes it names, resolved on first use
+/// and kept per device (a call site names the same axes every time).
+struct ResolvedAxes {
+  std::uint64_t mask = 0;
+  AxisPosition position;
+  std::string text;  // "'i'" or "('i', 'j')"
+};
+/// resolve_axes + axis_position, cached in the device context.
+const ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
+                                        SourceLoc loc);
+
 /// Blocks until all members arrived; returns this device's outputs. Throws
 /// CollectiveMismatch / DeadlockError (on the device that detects it) or
 /// RunAborted (on the others).

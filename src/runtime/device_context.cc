@@ -37,7 +37,7 @@ std::string RecentEvent::render() const {
     case EventKind::kDeviceStart: return "started";
     case EventKind::kCollectiveEnter:
       return "#" + std::to_string(seq) + " " + op + " over " + axes + (types.empty() ? "" : " " + types) + where +
-             " (entered)";
+             (completed ? " (done)" : " (entered)");
     case EventKind::kCollectiveExit: return "#" + std::to_string(seq) + " " + op + " over " + axes + " done";
     case EventKind::kDebugPrint: return "debug_print" + where + ": " + text;
     case EventKind::kDecision: return op + where + " -> " + std::to_string(value);
@@ -67,20 +67,56 @@ DeviceContext::DeviceContext(Run& r, DeviceContext* p, int id, DeviceId dev, std
 
 void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
   if (capacity == 0) return;
-  if (recent_.size() >= capacity) recent_.pop_front();
-  recent_.push_back(std::move(e));
+  if (recent_.size() < capacity) recent_.resize(capacity);
+  RecentEvent& slot = recent_[recent_next_];
+  // Copy-assign the strings: the slot keeps its buffers from earlier events.
+  slot.kind = e.kind;
+  slot.seq = e.seq;
+  slot.op = e.op;
+  slot.axes = e.axes;
+  slot.types = e.types;
+  slot.value = e.value;
+  slot.text = e.text;
+  slot.loc = e.loc;
+  slot.completed = false;
+  recent_next_ = (recent_next_ + 1) % recent_.size();
+  recent_count_ = std::min(recent_count_ + 1, recent_.size());
 }
 
-void DeviceContext::record_history(HistoryEntry e) {
-  if (history_.size() >= kHistoryCapacity) history_.pop_front();
-  history_.push_back(std::move(e));
+void DeviceContext::complete_last_collective() {
+  if (recent_count_ == 0) return;
+  RecentEvent& last = recent_[(recent_next_ + recent_.size() - 1) % recent_.size()];
+  if (last.kind == EventKind::kCollectiveEnter) last.completed = true;
+}
+
+std::vector<RecentEvent> DeviceContext::recent() const {
+  std::vector<RecentEvent> out;
+  out.reserve(recent_count_);
+  std::size_t first = (recent_next_ + recent_.size() - recent_count_) % std::max<std::size_t>(recent_.size(), 1);
+  for (std::size_t i = 0; i < recent_count_; ++i) out.push_back(recent_[(first + i) % recent_.size()]);
+  return out;
+}
+
+void DeviceContext::record_history(const CollectiveSignature& sig, std::string axes_text) {
+  // Collective n lives in slot n % capacity; the vector grows until the ring is full.
+  std::size_t index = static_cast<std::size_t>(history_total_ % static_cast<std::int64_t>(kHistoryCapacity));
+  if (index >= history_.size()) history_.resize(index + 1);
+  HistoryEntry& h = history_[index];
+  h.kind = sig.kind;
+  h.axes = std::move(axes_text);
+  h.types.clear();
+  for (std::size_t i = 0; i < sig.operands.size(); ++i) {
+    if (i) h.types += ',';
+    h.types += abstract_type(sig.operands[i].dtype, sig.operands[i].shape);
+  }
+  h.loc = sig.loc;
   ++history_total_;
 }
 
 const HistoryEntry* DeviceContext::history_at(std::int64_t i) const {
-  std::int64_t first = history_total_ - static_cast<std::int64_t>(history_.size());
-  if (i < first || i >= history_total_) return nullptr;
-  return &history_[static_cast<std::size_t>(i - first)];
+  std::int64_t retained = std::min<std::int64_t>(history_total_, static_cast<std::int64_t>(kHistoryCapacity));
+  if (i < history_total_ - retained || i >= history_total_) return nullptr;
+  return &history_[static_cast<std::size_t>(i % static_cast<std::int64_t>(kHistoryCapacity))];
 }
 
 DeviceContext* current_context() noexcept { return current_placement()->context; }

@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "core/placement.h"
 #include "rendezvous/collective_signature.h"
+#include "rendezvous/rendezvous.h"
 #include "runtime/decision_log.h"
 #include "spmd/core/array.h"
 #include "spmd/runtime/device.h"
@@ -46,6 +47,7 @@ struct RecentEvent {
   std::int64_t value = 0;
   std::string text;
   SourceLoc loc;
+  bool completed = false;  // a collective entered here has completed
   std::string render() const;
 };
 
@@ -80,10 +82,16 @@ class DeviceContext {
   // --- touched only by the device itself (reporters read them once it is parked or done) ---
   SourceLoc current_loc;
   std::uint64_t steps = 0;
+  /// Axes named by this device's collectives, resolved once (see rendezvous.h).
+  std::deque<std::pair<std::vector<std::string>, ResolvedAxes>> axes_cache;  // deque: stable references
   std::vector<std::pair<std::uint64_t, Communicator*>> comm_cache;  // axes mask -> communicator
   void record_recent(RecentEvent e, std::size_t capacity);
-  void record_history(HistoryEntry e);
-  const std::deque<RecentEvent>& recent() const { return recent_; }
+  /// Marks the newest recent event (the collective just entered) as completed,
+  /// instead of recording a separate exit event.
+  void complete_last_collective();
+  void record_history(const CollectiveSignature& sig, std::string axes_text);
+  /// The retained recent events, oldest first.
+  std::vector<RecentEvent> recent() const;
   /// Collectives entered so far and the retained tail of them.
   std::int64_t history_size() const { return history_total_; }
   /// Entry `i` (0-based over all collectives entered), if still retained.
@@ -102,8 +110,12 @@ class DeviceContext {
   SourceLoc breakpoint_loc;
 
  private:
-  std::deque<RecentEvent> recent_;
-  std::deque<HistoryEntry> history_;
+  // Fixed rings: entries are overwritten in place, so recording an event
+  // reuses the strings' storage instead of allocating.
+  std::vector<RecentEvent> recent_;
+  std::size_t recent_next_ = 0;
+  std::size_t recent_count_ = 0;
+  std::vector<HistoryEntry> history_;
   std::int64_t history_total_ = 0;
 };
 

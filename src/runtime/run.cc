@@ -18,6 +18,12 @@ std::shared_ptr<Arena> RuntimeState::arena(DeviceId device) {
   return slot;
 }
 
+std::exception_ptr RuntimeState::interrupt_error_locked() const {
+  Report r = make_report("Interrupted", interrupt_reason,
+                         "the run was stopped from outside; the report shows where each device stood");
+  return std::make_exception_ptr(Error(std::move(r)));
+}
+
 Run::Run(RuntimeState& runtime, RunInfo info)
     : runtime_(runtime), info_(std::move(info)), start_(std::chrono::steady_clock::now()) {}
 
@@ -217,7 +223,7 @@ Communicator& Run::communicator(DeviceContext& ctx, std::uint64_t mask) {
   return *slot;
 }
 
-void Run::record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignature* sig) {
+void Run::record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignature* sig, bool keep_in_ring) {
   if (has_observers()) {
     Event ev;
     ev.kind = e.kind;
@@ -250,7 +256,7 @@ void Run::record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignat
     }
     notify_observers(ev);
   }
-  ctx.record_recent(std::move(e), options().recent_events);
+  if (keep_in_ring) ctx.record_recent(std::move(e), options().recent_events);
 }
 
 void Run::notify_observers(const Event& e) {

@@ -42,6 +42,11 @@ struct RuntimeState {
   // The top-level run in progress, for interrupt().
   std::mutex active_mu;
   class Run* active = nullptr;
+  // Set by interrupt(), sticky; the reason is guarded by active_mu.
+  std::atomic<bool> interrupted{false};
+  std::string interrupt_reason;
+  /// The "Interrupted" error (lock active_mu first).
+  std::exception_ptr interrupt_error_locked() const;
 };
 
 class Run {
@@ -90,7 +95,8 @@ class Run {
 
   /// Events: ring buffer, observers. Collective events pass their signature
   /// so observers see every field.
-  void record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignature* sig = nullptr);
+  void record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignature* sig = nullptr,
+                    bool keep_in_ring = true);
   bool has_observers() const { return !runtime_.options.observers.empty(); }
   void notify_observers(const Event& e);
   double now_us() const;
