@@ -17,9 +17,15 @@ std::uint64_t SeededScheduler::next_random() {
 
 boost::fibers::context* SeededScheduler::pick_next() noexcept {
   if (ready_.empty()) return nullptr;
-  std::size_t i = seed_ == 0 ? 0 : static_cast<std::size_t>(next_random() % ready_.size());
-  boost::fibers::context* ctx = ready_[i];
-  ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
+  boost::fibers::context* ctx;
+  if (seed_ == 0) {
+    ctx = ready_.front();
+    ready_.pop_front();
+  } else {
+    std::size_t i = static_cast<std::size_t>(next_random() % ready_.size());
+    ctx = ready_[i];
+    ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   detail::set_current_placement(properties(ctx).placement);
   return ctx;
 }
