@@ -99,7 +99,25 @@ Interpreter::Interpreter(const Module& m, const InterpreterOptions& options)
   host_stack_floor_ = host_stack_floor();
 }
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() {
+  // Break function <-> cell cycles; everything else is released by ownership.
+  for (auto& w : cells_) {
+    if (auto c = w.lock()) c->value = Value();
+  }
+  for (auto& c : module_frame_.cells) c->value = Value();
+}
+
+std::shared_ptr<CellObject> Interpreter::new_cell(std::uint64_t owner) {
+  // A separate control block: a weak_ptr then keeps only that block alive.
+  std::shared_ptr<CellObject> cell(new CellObject(owner));
+  std::lock_guard<std::mutex> lock(cells_mutex_);
+  if (cells_.size() >= cells_compacted_at_) {
+    cells_.erase(std::remove_if(cells_.begin(), cells_.end(), [](const auto& w) { return w.expired(); }), cells_.end());
+    cells_compacted_at_ = std::max<std::size_t>(1024, cells_.size() * 2);
+  }
+  cells_.push_back(cell);
+  return cell;
+}
 
 void Interpreter::run() {
   ExecState st;
@@ -1380,7 +1398,7 @@ Value Interpreter::call_function(ExecState& st, const Value& fnv, CallArgs& args
   frame.pos = code.pos;
   frame.fast.resize(code.scope.fast_names.size());
   frame.cells.reserve(code.scope.cell_names.size());
-  for (int i = 0; i < code.scope.ncellvars; ++i) frame.cells.push_back(std::make_shared<CellObject>(st.token));
+  for (int i = 0; i < code.scope.ncellvars; ++i) frame.cells.push_back(new_cell(st.token));
   for (const auto& c : fn.closure) frame.cells.push_back(c);
   bind_arguments(st, fn, frame, args);
   FrameScope scope(st, frame);

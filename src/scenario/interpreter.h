@@ -153,6 +153,11 @@ class Interpreter {
   bool global_disable_jit() const { return global_disable_jit_.load(); }
   void set_global_disable_jit(bool on) { global_disable_jit_.store(on); }
 
+  /// A new closure cell. Cells are remembered (weakly) so that the reference
+  /// cycles they form with functions (a nested function that refers to
+  /// itself) are broken when the interpreter finishes.
+  std::shared_ptr<CellObject> new_cell(std::uint64_t owner);
+
   /// Creates the frame state for a device invocation of a pmap-ed function.
   void enter_device(ExecState& dst, const ExecState& caller, const std::vector<TraceEntry>& outer);
 
@@ -223,6 +228,9 @@ class Interpreter {
   std::atomic<std::uint64_t> next_token_{0};
   std::atomic<bool> global_disable_jit_{false};
   Frame module_frame_;
+  std::mutex cells_mutex_;
+  std::vector<std::weak_ptr<CellObject>> cells_;
+  std::size_t cells_compacted_at_ = 1024;
   const char* host_stack_floor_ = nullptr;
 };
 

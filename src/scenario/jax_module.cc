@@ -135,8 +135,7 @@ std::vector<std::string> argument_names(const Value& fun, const std::vector<std:
 
 Array leaf_to_array(Interpreter& interp, ExecState& st, const Value& v, const std::string& name, const char* role) {
   if (v.is(Kind::kArray) || v.is_number()) return to_array(st, v);
-  std::string t = v.is(Kind::kArray) ? "jaxlib.xla_extension.ArrayImpl" : type_name(v);
-  raise_type_error(std::string(role) + " '" + name + "' of type <class '" + t + "'> is not a valid JAX type",
+  raise_type_error(std::string(role) + " '" + name + "' of type <class '" + type_name(v) + "'> is not a valid JAX type",
                    std::string(role) == "Argument"
                        ? "pmap arguments must be arrays, Python numbers, or tuples/lists/dicts of them; pass other "
                          "values through static_broadcasted_argnums or a closure"
@@ -205,7 +204,6 @@ Value PmapFunction::call(Interpreter& interp, ExecState& st, const Value& self, 
     opts.in_axes.push_back(0);
     arrays.push_back(leaf_to_array(interp, st, kw_leaves[i], names[leaves.size() + i], "Argument"));
   }
-  if (opts.in_axes.empty() && !axis_size) opts.in_axes.clear();
 
   std::mutex mu;
   std::optional<TreeDef> out_tree;
