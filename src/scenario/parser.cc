@@ -61,6 +61,18 @@ class Parser {
     error(pos, "expression too long: more than " + std::to_string(kMaxChain) + " chained operations",
           "split it over several statements");
   }
+  // `match subject:` followed by an indented block (match is a soft keyword).
+  bool looks_like_match() const {
+    const Token& n = peek();
+    if (n.kind == TokenKind::kOp && n.text != "(" && n.text != "[" && n.text != "{" && n.text != "-") return false;
+    if (n.kind == TokenKind::kNewline || n.kind == TokenKind::kEnd) return false;
+    for (std::size_t k = i_ + 1; k < toks_.size(); ++k) {
+      if (toks_[k].kind == TokenKind::kNewline) {
+        return toks_[k - 1].is_op(":") && k + 1 < toks_.size() && toks_[k + 1].kind == TokenKind::kIndent;
+      }
+    }
+    return false;
+  }
   void unsupported(Pos pos, std::string what, std::string hint) {
     throw_unsupported_syntax(src_, pos, std::move(what), std::move(hint));
   }
@@ -169,6 +181,9 @@ void Parser::parse_statement(Block& out) {
                   "spmdsim runs a Python subset without classes; keep state in dicts, tuples or lists");
     }
     if (t.text == "async") unsupported(t.pos, "async code", "write ordinary (synchronous) functions");
+    if (t.text == "match" && looks_like_match()) {
+      unsupported(t.pos, "match statements", "use if / elif / else");
+    }
     if (t.text == "elif" || t.text == "else" || t.text == "except" || t.text == "finally") {
       error(t.pos, "invalid syntax", "'" + t.text + "' must follow an indented block of a matching statement");
     }

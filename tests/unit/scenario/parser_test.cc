@@ -283,6 +283,12 @@ TEST_CASE("scenario::Parser: unsupported Python gives NotImplementedError with t
 
   r = unsupported("async def f():\n    pass\n");
   CHECK(r.kind == "NotImplementedError");
+
+  r = unsupported("x = 1\nmatch x:\n    case 1:\n        pass\n");
+  CHECK(r.message == "match statements is not supported by spmdsim");
+  CHECK(r.where.line == 2);
+  // `match` stays usable as an ordinary name.
+  CHECK_NOTHROW(parse_source("match = 3\nmatch += 1\nprint(match)\n", "t.py"));
 }
 
 TEST_CASE("scenario::Parser: every supported construct parses", "[scenario][parser]") {
