@@ -91,13 +91,7 @@ Value lax_all_gather(NativeCall& c, CallArgs& a) {
   int axis = args.has(3) ? static_cast<int>(to_int(c.st, args[3], "axis")) : 0;
   bool tiled = args.given(4) && c.interp.truthy(c.st, args[4]);
   SourceLoc loc = c.loc();
-  return per_leaf(c, args[0], [&](const Array& x) {
-    // JAX gathers scalars into a vector: tile their 1-element views.
-    if (x.ndim() == 0 && !tiled && (axis == 0 || axis == -1)) {
-      return all_gather(reshape(x, {1}), axes, 0, true, groups, loc);
-    }
-    return all_gather(x, axes, axis, tiled, groups, loc);
-  });
+  return per_leaf(c, args[0], [&](const Array& x) { return all_gather(x, axes, axis, tiled, groups, loc); });
 }
 
 Value lax_psum_scatter(NativeCall& c, CallArgs& a) {

@@ -213,3 +213,12 @@ TEST_CASE("collectives::barrier: devices meet with no data", "[collectives]") {
   REQUIRE(out[0].shape() == Shape{64});
   REQUIRE(out[0].element_as_int64(63) == 63);
 }
+
+TEST_CASE("collectives::all_gather: a scalar per device gathers into a vector", "[collectives]") {
+  Runtime rt({.devices = 4});
+  auto out = run_on(rt, 3, {f32({1, 2, 3}, {3})}, [](std::span<const Array> a) {
+    return std::vector<Array>{all_gather(a[0], "i")};
+  });
+  REQUIRE(out[0].shape() == Shape{3, 3});
+  REQUIRE(row(out[0], 2) == std::vector<double>{1, 2, 3});
+}
