@@ -49,7 +49,7 @@ struct Divergence {
 
 struct Report {
   std::string kind;      ///< machine-readable kind: "Deadlock", "CollectiveMismatch", "InputSplitError", ...
-  std::string message;   ///< one-line summary, no trailing period
+  std::string message;   ///< one-line summary
   std::vector<std::string> details;  ///< further lines of explanation
   std::string hint;      ///< what to try; may be empty
   SourceLoc where;       ///< the user's line this is about, if known
