@@ -26,28 +26,28 @@ Array Array::from_raw(const void* data, const Shape& shape, DType dtype) {
   return a;
 }
 
-Array Array::from_doubles(std::span<const double> values, const Shape& shape, DType dtype) {
+namespace {
+// Values converted element by element into a new array of `dtype`.
+template <class T, class Store>
+Array from_values(std::span<const T> values, const Shape& shape, DType dtype, Store store) {
   if (static_cast<std::int64_t>(values.size()) != num_elements(shape)) {
     throw_invalid_argument("ShapeError",
                            "array: " + std::to_string(values.size()) + " values do not fill shape " +
                                shape_to_string(shape),
                            "give exactly as many values as the shape's element count");
   }
-  Array a = uninitialized(shape, dtype, "array from host data");
-  for (std::size_t i = 0; i < values.size(); ++i) detail::store_double(a, static_cast<std::int64_t>(i), values[i]);
+  Array a = Array::uninitialized(shape, dtype, "array from host data");
+  for (std::size_t i = 0; i < values.size(); ++i) store(a, static_cast<std::int64_t>(i), values[i]);
   return a;
+}
+}  // namespace
+
+Array Array::from_doubles(std::span<const double> values, const Shape& shape, DType dtype) {
+  return from_values(values, shape, dtype, detail::store_double);
 }
 
 Array Array::from_int64s(std::span<const std::int64_t> values, const Shape& shape, DType dtype) {
-  if (static_cast<std::int64_t>(values.size()) != num_elements(shape)) {
-    throw_invalid_argument("ShapeError",
-                           "array: " + std::to_string(values.size()) + " values do not fill shape " +
-                               shape_to_string(shape),
-                           "give exactly as many values as the shape's element count");
-  }
-  Array a = uninitialized(shape, dtype, "array from host data");
-  for (std::size_t i = 0; i < values.size(); ++i) detail::store_int64(a, static_cast<std::int64_t>(i), values[i]);
-  return a;
+  return from_values(values, shape, dtype, detail::store_int64);
 }
 
 Array Array::from_bools(const std::vector<bool>& values, const Shape& shape) {

@@ -45,7 +45,4 @@ const ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<st
 /// RunAborted (on the others).
 std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, std::span<const Array> inputs);
 
-/// Levenshtein distance, for "did you mean" hints.
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
 }  // namespace spmd::detail

@@ -60,14 +60,14 @@ void SimBackend::execute(detail::CollectiveCall& call) { detail::execute_on_host
 void SimBackend::launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
                         const detail::DeviceBody& body) {
   if (detail::current_context() != nullptr) {
-    launch_nested(run, devices, body);
+    run_fibers(run, devices, body);  // nested: on the scheduler already running
   } else {
     launch_top_level(run, devices, body);
   }
 }
 
-void SimBackend::launch_nested(detail::Run& run, std::span<detail::DeviceContext* const> devices,
-                               const detail::DeviceBody& body) {
+void SimBackend::run_fibers(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+                            const detail::DeviceBody& body) {
   std::vector<boost::fibers::fiber> fibers;
   fibers.reserve(devices.size());
   for (detail::DeviceContext* ctx : devices) {
@@ -99,13 +99,7 @@ void SimBackend::launch_top_level(detail::Run& run, std::span<detail::DeviceCont
   threads.emplace_back([&] {
     install();
     try {
-      std::vector<boost::fibers::fiber> fibers;
-      fibers.reserve(devices.size());
-      for (detail::DeviceContext* ctx : devices) {
-        fibers.emplace_back(boost::fibers::launch::post, std::allocator_arg, PooledStack(stacks_.get()),
-                            [&run, ctx, &body] { device_main(run, *ctx, body); });
-      }
-      for (auto& f : fibers) f.join();
+      run_fibers(run, devices, body);
     } catch (...) {
       launch_error = std::current_exception();
     }

@@ -28,8 +28,8 @@ class SimBackend final : public detail::Backend {
  private:
   void launch_top_level(detail::Run& run, std::span<detail::DeviceContext* const> devices,
                         const detail::DeviceBody& body);
-  void launch_nested(detail::Run& run, std::span<detail::DeviceContext* const> devices,
-                     const detail::DeviceBody& body);
+  // One fiber per device on the calling thread's scheduler; joins them all.
+  void run_fibers(detail::Run& run, std::span<detail::DeviceContext* const> devices, const detail::DeviceBody& body);
 
   int devices_;
   int threads_;
