@@ -55,10 +55,17 @@ class Backend {
   virtual void execute(CollectiveCall& call) = 0;
 };
 
-/// "sim" always; "cuda" when compiled in. Throws BackendUnavailable otherwise,
-/// listing the valid names.
+/// "sim" always; "cuda" when compiled in; any name added with
+/// register_backend_factory. Throws BackendUnavailable otherwise, listing the
+/// valid names.
 std::unique_ptr<Backend> create_backend(std::string_view name, int devices, int threads, std::uint64_t seed,
                                         std::size_t fiber_stack_size);
 std::vector<std::string> compiled_backends();
+
+using BackendFactory =
+    std::function<std::unique_ptr<Backend>(int devices, int threads, std::uint64_t seed, std::size_t stack_size)>;
+/// Makes create_backend(name, ...) call `factory` (tests install fakes this
+/// way; a null factory removes the name). Not for "sim" or "cuda".
+void register_backend_factory(std::string name, BackendFactory factory);
 
 }  // namespace spmd::detail

@@ -1,5 +1,8 @@
 #include "backend/backend.h"
 
+#include <map>
+#include <mutex>
+
 #include "backend/sim/sim_backend.h"
 #include "spmd/config.h"
 #include "spmd/error.h"
@@ -10,12 +13,31 @@
 
 namespace spmd::detail {
 
+namespace {
+std::mutex g_factories_mu;
+std::map<std::string, BackendFactory, std::less<>>& factories() {
+  static std::map<std::string, BackendFactory, std::less<>> f;
+  return f;
+}
+}  // namespace
+
 std::vector<std::string> compiled_backends() {
   std::vector<std::string> names = {"sim"};
 #if SPMD_HAVE_CUDA
   names.push_back("cuda");
 #endif
+  std::lock_guard<std::mutex> lock(g_factories_mu);
+  for (const auto& [name, f] : factories()) names.push_back(name);
   return names;
+}
+
+void register_backend_factory(std::string name, BackendFactory factory) {
+  std::lock_guard<std::mutex> lock(g_factories_mu);
+  if (factory) {
+    factories()[std::move(name)] = std::move(factory);
+  } else {
+    factories().erase(name);
+  }
 }
 
 std::unique_ptr<Backend> create_backend(std::string_view name, int devices, int threads, std::uint64_t seed,
@@ -29,6 +51,15 @@ std::unique_ptr<Backend> create_backend(std::string_view name, int devices, int 
         "BackendUnavailable", "the cuda backend is not compiled into this build",
         "configure with -DSPMD_CUDA=ON on a machine with nvcc and NCCL (e.g. /usr/local/cuda), or use --backend sim"));
 #endif
+  }
+  {
+    BackendFactory factory;
+    {
+      std::lock_guard<std::mutex> lock(g_factories_mu);
+      auto it = factories().find(name);
+      if (it != factories().end()) factory = it->second;
+    }
+    if (factory) return factory(devices, threads, seed, fiber_stack_size);
   }
   std::string valid;
   for (const auto& n : compiled_backends()) valid += (valid.empty() ? "" : ", ") + n;

@@ -27,11 +27,11 @@ std::size_t process_cache_limit() {
 std::atomic<std::size_t> g_cached_bytes{0};
 }  // namespace
 
-Arena::Arena(DeviceId device, std::size_t capacity, std::string label)
-    : device_(device), capacity_(capacity), label_(std::move(label)) {}
+Arena::Arena(DeviceId device, std::size_t capacity, std::string label, MemoryKind kind)
+    : device_(device), kind_(kind), capacity_(capacity), label_(std::move(label)) {}
 
 Arena::~Arena() {
-  for (auto& [size, p] : cache_) release(p, size);
+  for (auto& [size, p] : cache_) host_release(p, size);
   g_cached_bytes.fetch_sub(cached_bytes_, std::memory_order_relaxed);
 }
 
@@ -42,7 +42,7 @@ std::size_t Arena::rounded_size(std::size_t nbytes) {
   return r == 0 ? kAlignment : r;
 }
 
-void* Arena::obtain(std::size_t rounded) {
+void* Arena::host_obtain(std::size_t rounded) {
   if (rounded >= kHugeBlock) {
     void* p = ::mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return nullptr;
@@ -52,7 +52,7 @@ void* Arena::obtain(std::size_t rounded) {
   return std::aligned_alloc(kAlignment, rounded);
 }
 
-void Arena::release(void* p, std::size_t rounded) {
+void Arena::host_release(void* p, std::size_t rounded) {
   if (rounded >= kHugeBlock) {
     ::munmap(p, rounded);
   } else {
@@ -101,16 +101,16 @@ void* Arena::allocate(std::size_t nbytes, std::string_view what) {
   while (live > peak && !peak_.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
   }
   allocations_.fetch_add(1, std::memory_order_relaxed);
-  std::size_t rounded = rounded_size(nbytes);
-  void* p = rounded >= kLargeBlock ? take_cached(rounded) : nullptr;
-  if (p == nullptr) p = obtain(rounded);
+  void* p = nullptr;
+  try {
+    p = obtain_raw(nbytes);
+  } catch (...) {
+    live_.fetch_sub(nbytes, std::memory_order_relaxed);
+    throw;
+  }
   if (p == nullptr) {
     live_.fetch_sub(nbytes, std::memory_order_relaxed);
-    Report r = make_report("OutOfMemoryError",
-                           label_ + ": the host is out of memory allocating " + format_bytes(nbytes) + " for " +
-                               std::string(what),
-                           "the simulator keeps every device's arrays in host memory; use fewer devices or "
-                           "smaller arrays");
+    Report r = make_report("OutOfMemoryError", exhausted_message(nbytes, what), exhausted_hint());
     r.device = device_;
     throw OutOfMemoryError(std::move(r));
   }
@@ -118,9 +118,28 @@ void* Arena::allocate(std::size_t nbytes, std::string_view what) {
 }
 
 void Arena::deallocate(void* p, std::size_t nbytes) noexcept {
-  std::size_t rounded = rounded_size(nbytes);
-  if (rounded < kLargeBlock || !keep_cached(p, rounded)) release(p, rounded);
+  release_raw(p, nbytes);
   live_.fetch_sub(nbytes, std::memory_order_relaxed);
+}
+
+void* Arena::obtain_raw(std::size_t nbytes) {
+  std::size_t rounded = rounded_size(nbytes);
+  void* p = rounded >= kLargeBlock ? take_cached(rounded) : nullptr;
+  if (p == nullptr) p = host_obtain(rounded);
+  return p;
+}
+
+void Arena::release_raw(void* p, std::size_t nbytes) noexcept {
+  std::size_t rounded = rounded_size(nbytes);
+  if (rounded < kLargeBlock || !keep_cached(p, rounded)) host_release(p, rounded);
+}
+
+std::string Arena::exhausted_message(std::size_t nbytes, std::string_view what) const {
+  return label_ + ": the host is out of memory allocating " + format_bytes(nbytes) + " for " + std::string(what);
+}
+
+std::string Arena::exhausted_hint() const {
+  return "the simulator keeps every device's arrays in host memory; use fewer devices or smaller arrays";
 }
 
 ArenaStats Arena::stats() const {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/arena.h"
+#include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/placement.h"
 #include "spmd/detail/buffer.h"
@@ -22,7 +24,8 @@ Array Array::uninitialized(const Shape& shape, DType dtype, std::string_view wha
 
 Array Array::from_raw(const void* data, const Shape& shape, DType dtype) {
   Array a = uninitialized(shape, dtype, "array from host data");
-  if (a.nbytes() != 0) std::memcpy(a.mutable_raw_data(), data, a.nbytes());
+  detail::copy_bytes(a.mutable_raw_data(), a.memory_kind(), a.device(), data, MemoryKind::kHost, kHost, a.nbytes(),
+                     "array from host data");
   return a;
 }
 
@@ -36,9 +39,11 @@ Array from_values(std::span<const T> values, const Shape& shape, DType dtype, St
                                shape_to_string(shape),
                            "give exactly as many values as the shape's element count");
   }
-  Array a = Array::uninitialized(shape, dtype, "array from host data");
-  for (std::size_t i = 0; i < values.size(); ++i) store(a, static_cast<std::int64_t>(i), values[i]);
-  return a;
+  return detail::built_on_host([&] {
+    Array a = Array::uninitialized(shape, dtype, "array from host data");
+    for (std::size_t i = 0; i < values.size(); ++i) store(a, static_cast<std::int64_t>(i), values[i]);
+    return a;
+  }, "array from host data");
 }
 }  // namespace
 
@@ -56,17 +61,21 @@ Array Array::from_bools(const std::vector<bool>& values, const Shape& shape) {
 }
 
 Array Array::scalar(double value, DType dtype, bool weak) {
-  Array a = uninitialized({}, dtype, "scalar");
-  detail::store_double(a, 0, value);
-  a.weak_ = weak;
-  return a;
+  return detail::built_on_host([&] {
+    Array a = uninitialized({}, dtype, "scalar");
+    detail::store_double(a, 0, value);
+    a.weak_ = weak;
+    return a;
+  }, "array from host data");
 }
 
 Array Array::scalar_int(std::int64_t value, DType dtype, bool weak) {
-  Array a = uninitialized({}, dtype, "scalar");
-  detail::store_int64(a, 0, value);
-  a.weak_ = weak;
-  return a;
+  return detail::built_on_host([&] {
+    Array a = uninitialized({}, dtype, "scalar");
+    detail::store_int64(a, 0, value);
+    a.weak_ = weak;
+    return a;
+  }, "array from host data");
 }
 
 void Array::require_valid(std::string_view what) const {
@@ -89,6 +98,20 @@ std::size_t Array::nbytes() const { return static_cast<std::size_t>(size()) * dt
 DeviceId Array::device() const {
   require_valid("device");
   return buffer_->device();
+}
+
+MemoryKind Array::memory_kind() const {
+  require_valid("memory_kind");
+  return buffer_->memory_kind();
+}
+
+Array Array::to_host() const {
+  require_valid("to_host");
+  if (buffer_->memory_kind() == MemoryKind::kHost) return *this;
+  auto buffer = detail::Buffer::allocate_on(detail::Arena::host(), nbytes(), "host copy");
+  detail::copy_bytes(buffer->data(), MemoryKind::kHost, kHost, buffer_->data(), buffer_->memory_kind(),
+                     buffer_->device(), nbytes(), "to_host");
+  return Array(std::move(buffer), shape_, dtype_, weak_);
 }
 
 Array Array::with_weak_type(bool weak) const {
@@ -117,26 +140,53 @@ void* Array::mutable_raw_data() {
   return buffer_->data();
 }
 
-double Array::element_as_double(std::int64_t flat) const { return detail::load_double(*this, flat); }
-std::int64_t Array::element_as_int64(std::int64_t flat) const { return detail::load_int64(*this, flat); }
-bool Array::element_as_bool(std::int64_t flat) const { return detail::load_double(*this, flat) != 0.0; }
+namespace {
+// Element `flat` of a device array as a one-element host array.
+Array element_on_host(const Array& a, std::int64_t flat) {
+  const std::size_t es = dtype_size(a.dtype());
+  Array h;
+  {
+    detail::PlacementScope host(nullptr);
+    h = Array::uninitialized({}, a.dtype(), "element copy");
+  }
+  detail::copy_bytes(h.mutable_raw_data(), MemoryKind::kHost, kHost,
+                     static_cast<const std::byte*>(a.raw_data()) + static_cast<std::size_t>(flat) * es,
+                     a.memory_kind(), a.device(), es, "element read");
+  return h;
+}
+}  // namespace
+
+double Array::element_as_double(std::int64_t flat) const {
+  if (memory_kind() != MemoryKind::kHost) return detail::load_double(element_on_host(*this, flat), 0);
+  return detail::load_double(*this, flat);
+}
+std::int64_t Array::element_as_int64(std::int64_t flat) const {
+  if (memory_kind() != MemoryKind::kHost) return detail::load_int64(element_on_host(*this, flat), 0);
+  return detail::load_int64(*this, flat);
+}
+bool Array::element_as_bool(std::int64_t flat) const { return element_as_double(flat) != 0.0; }
 
 std::vector<double> Array::to_doubles() const {
-  std::vector<double> out(static_cast<std::size_t>(size()));
-  for (std::int64_t i = 0; i < size(); ++i) out[static_cast<std::size_t>(i)] = detail::load_double(*this, i);
+  Array h = to_host();
+  std::vector<double> out(static_cast<std::size_t>(h.size()));
+  for (std::int64_t i = 0; i < h.size(); ++i) out[static_cast<std::size_t>(i)] = detail::load_double(h, i);
   return out;
 }
 
 std::vector<std::int64_t> Array::to_int64s() const {
-  std::vector<std::int64_t> out(static_cast<std::size_t>(size()));
-  for (std::int64_t i = 0; i < size(); ++i) out[static_cast<std::size_t>(i)] = detail::load_int64(*this, i);
+  Array h = to_host();
+  std::vector<std::int64_t> out(static_cast<std::size_t>(h.size()));
+  for (std::int64_t i = 0; i < h.size(); ++i) out[static_cast<std::size_t>(i)] = detail::load_int64(h, i);
   return out;
 }
 
 bool Array::identical(const Array& other) const {
   if (!valid() || !other.valid()) return valid() == other.valid();
   if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
-  return nbytes() == 0 || std::memcmp(raw_data(), other.raw_data(), nbytes()) == 0;
+  if (nbytes() == 0) return true;
+  Array a = to_host();
+  Array b = other.to_host();
+  return std::memcmp(a.raw_data(), b.raw_data(), nbytes()) == 0;
 }
 
 std::string Array::abstract_type() const { return spmd::abstract_type(dtype(), shape()); }

@@ -19,4 +19,6 @@ Buffer::~Buffer() { arena_->deallocate(data_, nbytes_); }
 
 DeviceId Buffer::device() const { return arena_->device(); }
 
+MemoryKind Buffer::memory_kind() const { return arena_->memory_kind(); }
+
 }  // namespace spmd::detail

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
 #include "spmd/error.h"
@@ -14,6 +15,10 @@ namespace {
 
 Array filled(const Shape& shape, double value, DType dtype, std::string_view what) {
   Array out = Array::uninitialized(shape, dtype, what);
+  if (detail::DeviceOps* ops = detail::placement_ops(what)) {
+    if (out.size() > 0) ops->fill(detail::placement_device(), detail::output(out), out.size(), value);
+    return out;
+  }
   detail::visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T v = detail::narrow<T>(value);
@@ -63,6 +68,7 @@ Array arange(double start, double stop, double step, std::optional<DType> dtype)
   DType dt = dtype.value_or(integral(start) && integral(stop) && integral(step) ? kDefaultInt : kDefaultFloat);
   double n = std::ceil((stop - start) / step);
   std::int64_t count = n > 0 ? static_cast<std::int64_t>(n) : 0;
+  return detail::built_on_host([&] {
   Array out = Array::uninitialized({count}, dt, "arange");
   detail::visit_dtype(dt, [&](auto tag) {
     using T = decltype(tag);
@@ -79,6 +85,7 @@ Array arange(double start, double stop, double step, std::optional<DType> dtype)
     }
   });
   return out;
+  }, "arange");
 }
 
 Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType dtype) {
@@ -86,6 +93,7 @@ Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType
     throw_invalid_argument("ValueError", "linspace: num must be non-negative, got " + std::to_string(num),
                            "num is the number of samples to generate");
   }
+  return detail::built_on_host([&] {
   Array out = Array::uninitialized({num}, dtype, "linspace");
   detail::visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -109,6 +117,7 @@ Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType
     if (endpoint && num > 1) store(num - 1, static_cast<C>(stop));
   });
   return out;
+  }, "linspace");
 }
 
 Array eye(std::int64_t n, std::int64_t m, DType dtype) {
@@ -119,19 +128,22 @@ Array eye(std::int64_t n, std::int64_t m, DType dtype) {
                                ", M=" + std::to_string(m) + ")",
                            "pass N >= 0 and M >= 0 (M = -1 means M = N)");
   }
-  Array out = filled({n, m}, 0.0, dtype, "eye");
-  detail::visit_dtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = out.mutable_data<T>();
-    for (std::int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = detail::narrow<T>(1.0);
-  });
-  return out;
+  return detail::built_on_host([&] {
+    Array out = filled({n, m}, 0.0, dtype, "eye");
+    detail::visit_dtype(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      T* p = out.mutable_data<T>();
+      for (std::int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = detail::narrow<T>(1.0);
+    });
+    return out;
+  }, "eye");
 }
 
 Array copy(const Array& x) {
   check_placement(x, "copy");
   Array out = Array::uninitialized(x.shape(), x.dtype(), "copy");
-  if (x.nbytes() != 0) std::memcpy(out.mutable_raw_data(), x.raw_data(), x.nbytes());
+  detail::copy_bytes(out.mutable_raw_data(), out.memory_kind(), out.device(), x.raw_data(), x.memory_kind(), x.device(),
+                     x.nbytes(), "copy");
   return out.with_weak_type(x.weak_type());
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
 #include "core/strided_copy.h"
@@ -484,6 +485,14 @@ Array unary(UnaryOp op, const Array& x) {
   if (op == UnaryOp::kSquare && dt == DType::kBool) in = detail::converted(x, kDefaultInt, name);
   DType out_dtype = is_predicate(op) ? DType::kBool : in.dtype();
   bool weak = is_predicate(op) ? false : x.weak_type();
+  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+    Array din = detail::in_placement_memory(in, name);
+    Array out = Array::uninitialized(x.shape(), out_dtype, name);
+    if (out.size() > 0) {
+      ops->unary(detail::placement_device(), op, detail::operand(din), detail::output(out), out.size());
+    }
+    return out.with_weak_type(weak);
+  }
   return unary_dispatch(op, in, out_dtype, weak, std::make_index_sequence<kNumUnaryOps>{});
 }
 
@@ -528,6 +537,16 @@ Array binary(BinaryOp op, const Array& a, const Array& b) {
   }
   Array ca = detail::converted(a, compute, name);
   Array cb = detail::converted(b, compute, name);
+  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+    Array da = detail::in_placement_memory(ca, name);
+    Array db = detail::in_placement_memory(cb, name);
+    Array out = Array::uninitialized(shape, out_dtype, name);
+    if (out.size() > 0) {
+      ops->binary(detail::placement_device(), op, detail::operand(da), detail::broadcast_strides(da.shape(), shape),
+                  detail::operand(db), detail::broadcast_strides(db.shape(), shape), detail::output(out), shape);
+    }
+    return out.with_weak_type(weak);
+  }
   return binary_dispatch(op, ca, cb, shape, out_dtype, weak, std::make_index_sequence<kNumBinaryOps>{});
 }
 
@@ -549,6 +568,15 @@ Array where(const Array& cond, const Array& x, const Array& y) {
   Array cy = detail::converted(y, p.dtype, "where");
   Array out = Array::uninitialized(shape, p.dtype, "where");
   if (out.size() == 0) return out.with_weak_type(p.weak);
+  if (detail::DeviceOps* ops = detail::placement_ops("where")) {
+    Array dc = detail::in_placement_memory(c, "where");
+    Array dx = detail::in_placement_memory(cx, "where");
+    Array dy = detail::in_placement_memory(cy, "where");
+    ops->where(detail::placement_device(), detail::operand(dc), detail::broadcast_strides(dc.shape(), shape),
+               detail::operand(dx), detail::broadcast_strides(dx.shape(), shape), detail::operand(dy),
+               detail::broadcast_strides(dy.shape(), shape), detail::output(out), shape);
+    return out.with_weak_type(p.weak);
+  }
   auto loop = detail::make_strided_loop<4>(
       shape, {row_major_strides(shape), detail::broadcast_strides(c.shape(), shape),
               detail::broadcast_strides(cx.shape(), shape), detail::broadcast_strides(cy.shape(), shape)});
@@ -586,6 +614,11 @@ Array astype(const Array& x, DType dtype) {
   check_placement(x, "astype");
   Array out = Array::uninitialized(x.shape(), dtype, "astype");
   const std::int64_t n = x.size();
+  if (detail::DeviceOps* ops = detail::placement_ops("astype")) {
+    Array dx = detail::in_placement_memory(x, "astype");
+    if (n > 0) ops->astype(detail::placement_device(), detail::operand(dx), detail::output(out), n);
+    return out;
+  }
   detail::visit_dtype(x.dtype(), [&](auto src_tag) {
     using S = decltype(src_tag);
     detail::visit_dtype(dtype, [&](auto dst_tag) {

@@ -434,15 +434,17 @@ std::string format_scalar(const Array& x, std::int64_t flat) {
   return float_scalar_string(x.element_as_double(flat), dt);
 }
 
-std::string to_string(const Array& x) {
-  check_placement(x, "str");
+std::string to_string(const Array& x_in) {
+  check_placement(x_in, "str");
+  const Array x = x_in.to_host();
   if (x.ndim() == 0) return format_scalar(x, 0);
   if (x.size() == 0) return "[]";
   return Printer(x, " ", kLineWidth, " ").run();
 }
 
-std::string repr(const Array& x) {
-  check_placement(x, "repr");
+std::string repr(const Array& x_in) {
+  check_placement(x_in, "repr");
+  const Array x = x_in.to_host();
   const std::string prefix = "Array(";
   const std::string dtype_str =
       "dtype=" + std::string(dtype_name(x.dtype())) + (x.weak_type() ? ", weak_type=True)" : ")");

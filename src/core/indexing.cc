@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
 #include "core/strided_copy.h"
@@ -182,9 +183,16 @@ Array index_update(const Array& x, const std::vector<IndexItem>& items, const Ar
                       "the update must broadcast to the selected region (trailing dimensions equal or 1)");
   }
   Array out = Array::uninitialized(x.shape(), x.dtype(), name).with_weak_type(x.weak_type());
-  if (x.nbytes() != 0) std::memcpy(out.mutable_raw_data(), x.raw_data(), x.nbytes());
+  detail::copy_bytes(out.mutable_raw_data(), out.memory_kind(), out.device(), x.raw_data(), x.memory_kind(), x.device(),
+                     x.nbytes(), name);
   if (num_elements(v.shape) == 0) return out;
   Array val = detail::converted(value, x.dtype(), name).reshaped_view(vs);
+  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+    Array dv = detail::in_placement_memory(val, name);
+    ops->index_update(detail::placement_device(), detail::output(out), v.offset, v.shape, v.strides,
+                      detail::operand(dv), detail::broadcast_strides(vs, v.shape), mode);
+    return out;
+  }
   auto loop = detail::make_strided_loop<2>(v.shape, {v.strides, detail::broadcast_strides(vs, v.shape)});
   detail::visit_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -231,6 +239,13 @@ Array take(const Array& x, const Array& indices, std::optional<int> axis) {
   out_shape.insert(out_shape.end(), shape.begin() + ax + 1, shape.end());
   Array out = Array::uninitialized(out_shape, x.dtype(), "take").with_weak_type(x.weak_type());
   if (out.size() == 0) return out;
+  if (detail::DeviceOps* ops = detail::placement_ops("take")) {
+    Array dx = detail::in_placement_memory(x, "take");
+    Array di = detail::in_placement_memory(indices, "take");
+    ops->take(detail::placement_device(), detail::operand(dx), detail::operand(di), k, detail::output(out), outer, n,
+              inner);
+    return out;
+  }
   std::vector<std::int64_t> idx = indices.to_int64s();
   for (auto& i : idx) {
     if (i < 0) i += n;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/device_ops.h"
 #include "core/strided_copy.h"
 #include "core/strided_walk.h"
 #include "spmd/core/elementwise.h"
@@ -228,12 +229,11 @@ Array concatenate(const std::vector<Array>& xs, int axis) {
   for (const Array& x : xs) {
     Array c = detail::converted(x, p.dtype, "concatenate");
     const std::int64_t chunk = x.shape()[static_cast<std::size_t>(ax)] * inner;
-    const auto* src = static_cast<const char*>(c.raw_data());
     if (chunk > 0) {
-      for (std::int64_t o = 0; o < outer; ++o) {
-        std::memcpy(dst + static_cast<std::size_t>(o * total * inner + col) * es,
-                    src + static_cast<std::size_t>(o * chunk) * es, static_cast<std::size_t>(chunk) * es);
-      }
+      detail::copy_rows_between(dst + static_cast<std::size_t>(col) * es, out.memory_kind(), out.device(),
+                                static_cast<std::size_t>(total * inner) * es, c.raw_data(), c.memory_kind(),
+                                c.device(), static_cast<std::size_t>(chunk) * es, static_cast<std::size_t>(chunk) * es,
+                                static_cast<std::size_t>(outer), "concatenate");
     }
     col += chunk;
   }
@@ -379,14 +379,14 @@ Array roll(const Array& x, std::int64_t shift, std::optional<int> axis) {
   const std::size_t es = dtype_size(x.dtype());
   const auto* src = static_cast<const char*>(x.raw_data());
   auto* dst = static_cast<char*>(out.mutable_raw_data());
-  for (std::int64_t o = 0; o < outer; ++o) {
-    const std::int64_t base = o * n * inner;
-    // out[s:] = in[:n-s], out[:s] = in[n-s:]
-    std::memcpy(dst + static_cast<std::size_t>(base + s * inner) * es, src + static_cast<std::size_t>(base) * es,
-                static_cast<std::size_t>((n - s) * inner) * es);
-    std::memcpy(dst + static_cast<std::size_t>(base) * es, src + static_cast<std::size_t>(base + (n - s) * inner) * es,
-                static_cast<std::size_t>(s * inner) * es);
-  }
+  const auto pitch = static_cast<std::size_t>(n * inner) * es;
+  // Per row of `outer`: out[s:] = in[:n-s], out[:s] = in[n-s:].
+  detail::copy_rows_between(dst + static_cast<std::size_t>(s * inner) * es, out.memory_kind(), out.device(), pitch, src,
+                            x.memory_kind(), x.device(), pitch, static_cast<std::size_t>((n - s) * inner) * es,
+                            static_cast<std::size_t>(outer), "roll");
+  detail::copy_rows_between(dst, out.memory_kind(), out.device(), pitch,
+                            src + static_cast<std::size_t>((n - s) * inner) * es, x.memory_kind(), x.device(), pitch,
+                            static_cast<std::size_t>(s * inner) * es, static_cast<std::size_t>(outer), "roll");
   return out;
 }
 

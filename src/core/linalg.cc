@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
 #include "core/strided_copy.h"
@@ -92,6 +93,13 @@ Array matmul_core(const Array& a, const Array& b, const Shape& batch, std::int64
     }
     a_off[static_cast<std::size_t>(i)] = oa * m * k;
     b_off[static_cast<std::size_t>(i)] = ob * k * n;
+  }
+  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+    Array da = detail::in_placement_memory(a, name);
+    Array db = detail::in_placement_memory(b, name);
+    ops->matmul(detail::placement_device(), detail::operand(da), detail::operand(db), detail::output(out), a_off, b_off,
+                m, k, n);
+    return out;
   }
   auto run = [&](auto acc_tag) {
     using Acc = decltype(acc_tag);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
 #include "core/strided_copy.h"
@@ -237,7 +238,7 @@ DType sum_dtype(DType t) { return t == DType::kBool ? kDefaultInt : t; }
 // Moves the scanned axis last (when it is not already), runs scan on each
 // line and restores the layout.
 template <class Scan>
-Array scan_axis(const Array& x, std::optional<int> axis, std::string_view name, DType out_dtype, Scan scan) {
+Array scan_axis(const Array& x, std::optional<int> axis, std::string_view name, DType out_dtype, bool prod, Scan scan) {
   Array in = x;
   int ax = 0;
   if (!axis) {
@@ -251,6 +252,11 @@ Array scan_axis(const Array& x, std::optional<int> axis, std::string_view name, 
   for (std::size_t i = static_cast<std::size_t>(ax) + 1; i < shape.size(); ++i) inner *= shape[i];
   Array out = Array::uninitialized(shape, out_dtype, name);
   if (out.size() == 0) return out.with_weak_type(x.weak_type());
+  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+    Array din = detail::in_placement_memory(in, name);
+    ops->scan(detail::placement_device(), prod, detail::operand(din), detail::output(out), outer, n, inner);
+    return out.with_weak_type(x.weak_type());
+  }
   detail::visit_dtype(in.dtype(), [&](auto in_tag) {
     using T = decltype(in_tag);
     detail::visit_dtype(out_dtype, [&](auto out_tag) {
@@ -292,7 +298,7 @@ Array cumulative(bool prod, const Array& x, std::optional<int> axis) {
   std::string_view name = prod ? "cumprod" : "cumsum";
   check_placement(x, name);
   DType out_dtype = sum_dtype(x.dtype());
-  return scan_axis(x, axis, name, out_dtype, [&](const auto* p, auto* out, std::int64_t outer, std::int64_t n,
+  return scan_axis(x, axis, name, out_dtype, prod, [&](const auto* p, auto* out, std::int64_t outer, std::int64_t n,
                                                   std::int64_t inner) { scan_lines(prod, p, out, outer, n, inner); });
 }
 
@@ -383,6 +389,11 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
   Array data = trailing ? x : detail::permuted_copy(x, perm, name);
   Array out = Array::uninitialized(out_shape, out_dtype, name);
   if (outer == 0) return out.with_weak_type(weak);
+  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+    Array dd = detail::in_placement_memory(data, name);
+    ops->reduce(detail::placement_device(), op, detail::operand(dd), detail::output(out), outer, r);
+    return out.with_weak_type(weak);
+  }
 
   detail::visit_dtype(in_dtype, [&](auto in_tag) {
     using T = decltype(in_tag);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
 #include "core/placement.h"
@@ -35,6 +36,11 @@ Array strided_copy(const Array& x, std::int64_t offset, const Shape& shape, cons
                    std::string_view what) {
   Array out = Array::uninitialized(shape, x.dtype(), what).with_weak_type(x.weak_type());
   if (out.size() == 0) return out;
+  if (DeviceOps* ops = placement_ops(what)) {
+    Array dx = in_placement_memory(x, what);
+    ops->strided_copy(placement_device(), operand(dx), offset, strides, output(out), shape);
+    return out;
+  }
   auto loop = make_strided_loop<2>(shape, {row_major_strides(shape), strides});
   switch (dtype_size(x.dtype())) {
     case 1:

@@ -323,7 +323,13 @@ void Run::fire_breakpoints(std::unique_lock<std::mutex>& lock) {
       if (c->state != DeviceState::kAtBreakpoint) continue;
       BreakpointStop stop{c->device, c->label, c->breakpoint_loc, {}};
       for (const auto& [name, v] : c->breakpoint_values) {
-        stop.values.emplace_back(name, v.valid() ? Array::from_raw(v.raw_data(), v.shape(), v.dtype()).with_weak_type(v.weak_type()) : v);
+        Array host_copy = v;
+        if (v.valid()) {
+          host_copy = v.memory_kind() == MemoryKind::kHost ? Array::from_raw(v.raw_data(), v.shape(), v.dtype())
+                                                           : v.to_host();
+          host_copy = host_copy.with_weak_type(v.weak_type());
+        }
+        stop.values.emplace_back(name, std::move(host_copy));
       }
       stops.push_back(std::move(stop));
       stopped.push_back(c.get());

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/device_ops.h"
+
 namespace spmd::detail {
 
 namespace {
@@ -26,11 +28,9 @@ Array take_slice(const Array& x, int axis, std::int64_t i) {
   Rows r = rows_around(x.shape(), axis, x.dtype());
   auto* dst = static_cast<std::byte*>(out.mutable_raw_data());
   const auto* src = static_cast<const std::byte*>(x.raw_data());
-  if (r.inner_bytes > 0) {
-    for (std::int64_t o = 0; o < r.outer; ++o) {
-      std::memcpy(dst + o * r.inner_bytes, src + (o * dim + i) * r.inner_bytes, static_cast<std::size_t>(r.inner_bytes));
-    }
-  }
+  const auto row = static_cast<std::size_t>(r.inner_bytes);
+  copy_rows_between(dst, out.memory_kind(), out.device(), row, src + i * r.inner_bytes, x.memory_kind(), x.device(),
+                    static_cast<std::size_t>(dim) * row, row, static_cast<std::size_t>(r.outer), "pmap input shard");
   return out.with_weak_type(x.weak_type());
 }
 
@@ -42,13 +42,12 @@ Array stack_along(const std::vector<const Array*>& parts, int axis) {
   Array out = Array::uninitialized(out_shape, first.dtype(), "pmap output");
   Rows r = rows_around(out_shape, axis, first.dtype());
   auto* dst = static_cast<std::byte*>(out.mutable_raw_data());
-  if (r.inner_bytes > 0) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto* src = static_cast<const std::byte*>(parts[static_cast<std::size_t>(i)]->raw_data());
-      for (std::int64_t o = 0; o < r.outer; ++o) {
-        std::memcpy(dst + (o * n + i) * r.inner_bytes, src + o * r.inner_bytes, static_cast<std::size_t>(r.inner_bytes));
-      }
-    }
+  const auto row = static_cast<std::size_t>(r.inner_bytes);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const Array& part = *parts[static_cast<std::size_t>(i)];
+    copy_rows_between(dst + i * r.inner_bytes, out.memory_kind(), out.device(), static_cast<std::size_t>(n) * row,
+                      part.raw_data(), part.memory_kind(), part.device(), row, row, static_cast<std::size_t>(r.outer),
+                      "pmap output");
   }
   return out.with_weak_type(first.weak_type());
 }

@@ -11,6 +11,13 @@
 ///
 /// New arrays are placed on the calling fiber's device: inside a pmap-ed
 /// function that is the device running it, elsewhere the host.
+///
+/// Memory kinds: on the cuda backend a device's arrays live in its GPU's
+/// memory (memory_kind() == MemoryKind::kCuda). Every op works on them (the
+/// backend's kernels compute), and every accessor below that reads elements
+/// (element_as_*, to_doubles, to_int64s, identical, printing) copies them to
+/// the host first; raw_data()/data<T>() then return device pointers, which
+/// the host must not dereference. to_host() gives a host copy explicitly.
 
 #include <cstdint>
 #include <memory>
@@ -21,6 +28,7 @@
 
 #include "spmd/core/device_id.h"
 #include "spmd/core/dtype.h"
+#include "spmd/core/memory_kind.h"
 #include "spmd/core/half.h"
 #include "spmd/core/shape.h"
 
@@ -57,12 +65,22 @@ class Array {
   std::size_t nbytes() const;
   bool weak_type() const { return weak_; }
   DeviceId device() const;  ///< owning device, or kHost
+  /// Where the storage lives: MemoryKind::kHost, or kCuda for an array of a
+  /// GPU device (cuda backend), which the host cannot dereference.
+  MemoryKind memory_kind() const;
+
+  /// A copy in host memory (allocated on the host arena, not on the calling
+  /// device), or *this when the array already is in host memory. For a GPU
+  /// array this waits for the work producing it and downloads it.
+  Array to_host() const;
 
   /// The same data with the weak flag changed (no copy).
   Array with_weak_type(bool weak) const;
   /// The same data viewed with another shape of equal element count (no copy).
   Array reshaped_view(const Shape& shape) const;
 
+  /// The storage: a host pointer, or for a GPU array (memory_kind() ==
+  /// kCuda) a device pointer that only device code may dereference.
   const void* raw_data() const;
   void* mutable_raw_data();  ///< only while filling a freshly created array
 
@@ -84,7 +102,7 @@ class Array {
   std::vector<double> to_doubles() const;
   std::vector<std::int64_t> to_int64s() const;
 
-  /// Byte-wise equality of dtype, shape and contents.
+  /// Byte-wise equality of dtype, shape and contents (any memory kinds).
   bool identical(const Array& other) const;
 
   /// "f32[4,10]".

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "spmd/core/device_id.h"
+#include "spmd/core/memory_kind.h"
 
 namespace spmd::detail {
 
@@ -29,10 +30,12 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer();
 
+  /// Host memory, or device memory the host must not dereference.
   void* data() { return data_; }
   const void* data() const { return data_; }
   std::size_t size() const { return nbytes_; }
   DeviceId device() const;
+  MemoryKind memory_kind() const;
 
  private:
   Buffer(std::shared_ptr<Arena> arena, void* data, std::size_t nbytes)
