@@ -1,9 +1,11 @@
 // The device-side hooks of device.h, debug_print.h and breakpoint.h.
 
 #include <iostream>
+#include <sstream>
 
 #include "backend/backend.h"
 #include "runtime/device_context.h"
+#include "runtime/host_program.h"
 #include "runtime/run.h"
 #include "spmd/debug/breakpoint.h"
 #include "spmd/debug/debug_print.h"
@@ -27,12 +29,17 @@ DeviceInfo current_device() {
 }
 
 void set_current_location(SourceLoc loc) {
-  if (DeviceContext* ctx = current_context()) ctx->current_loc = loc;
+  if (DeviceContext* ctx = current_context()) {
+    ctx->current_loc = loc;
+  } else if (detail::HostProgramScope* host = detail::HostProgramScope::current()) {
+    host->set_location(loc);
+  }
 }
 
 SourceLoc current_location() {
-  DeviceContext* ctx = current_context();
-  return ctx ? ctx->current_loc : SourceLoc{};
+  if (DeviceContext* ctx = current_context()) return ctx->current_loc;
+  if (detail::HostProgramScope* host = detail::HostProgramScope::current()) return host->location();
+  return SourceLoc{};
 }
 
 void record_decision(std::string_view what, std::int64_t outcome, SourceLoc loc) {
@@ -51,7 +58,10 @@ void record_decision(std::string_view what, std::int64_t outcome, SourceLoc loc)
 
 void count_steps(std::uint64_t n) {
   DeviceContext* ctx = current_context();
-  if (ctx == nullptr) return;
+  if (ctx == nullptr) {
+    if (detail::HostProgramScope* host = detail::HostProgramScope::current()) host->step(n);
+    return;
+  }
   detail::Run& run = ctx->run;
   std::uint64_t before = ctx->steps;
   ctx->steps += n;
@@ -76,9 +86,11 @@ void count_steps(std::uint64_t n) {
       throw detail::RunAborted{};
     }
     if (opts.time_budget_s > 0 && run.now_us() > opts.time_budget_s * 1e6) {
+      std::ostringstream budget;  // 0.5, not 0.500000
+      budget << opts.time_budget_s;
       Report r = make_report("BudgetExceeded",
-                             "the run exceeded its time budget of " + std::to_string(opts.time_budget_s) +
-                                 " s while " + ctx->label + " was running",
+                             "the run exceeded its time budget of " + budget.str() + " s while " + ctx->label +
+                                 " was running",
                              "a device may loop forever; raise the budget (--max-seconds) if the program is "
                              "just slow");
       r.device = ctx->device;

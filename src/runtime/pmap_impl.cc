@@ -369,6 +369,8 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
   {
     std::lock_guard<std::mutex> lock(runtime.active_mu);
     runtime.active = &run;
+    // Interrupted before this run began: its devices stop before they run.
+    if (runtime.interrupted.load(std::memory_order_acquire)) run.abort(runtime.interrupt_error_locked());
   }
   struct Inactive {
     RuntimeState& rt;

@@ -75,10 +75,25 @@ std::vector<Array> Runtime::pmap(const DeviceFn& fn, std::span<const Array> args
 }
 
 void Runtime::interrupt(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(impl_->state.active_mu);
-  if (impl_->state.active == nullptr) return;
-  Report r = make_report("Interrupted", reason, "the run was stopped from outside; the report shows where each device stood");
-  impl_->state.active->abort(std::make_exception_ptr(Error(std::move(r))));
+  detail::RuntimeState& st = impl_->state;
+  std::lock_guard<std::mutex> lock(st.active_mu);
+  if (!st.interrupted.load(std::memory_order_acquire)) {
+    st.interrupt_reason = reason;
+    st.interrupted.store(true, std::memory_order_release);
+  }
+  if (st.active != nullptr) st.active->abort(st.interrupt_error_locked());
+}
+
+bool Runtime::interrupted() const noexcept { return impl_->state.interrupted.load(std::memory_order_acquire); }
+
+void Runtime::check_interrupted() const {
+  if (!interrupted()) return;
+  std::exception_ptr e;
+  {
+    std::lock_guard<std::mutex> lock(impl_->state.active_mu);
+    e = impl_->state.interrupt_error_locked();
+  }
+  std::rethrow_exception(e);
 }
 
 ArenaUsage Runtime::arena_usage(DeviceId device) const {

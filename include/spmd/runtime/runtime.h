@@ -82,8 +82,15 @@ class Runtime {
   /// Stops the run in progress (if any) with an error of kind "Interrupted"
   /// and message `reason`: every device unwinds at its next collective,
   /// breakpoint or step count, and pmap throws with where each device stood.
-  /// Safe from any thread (e.g. a signal-handling thread).
+  /// The Runtime stays interrupted: a later pmap stops the same way before
+  /// its devices run, so an interrupt that arrives between two runs is not
+  /// lost. Safe from any thread (e.g. a signal-handling thread).
   void interrupt(const std::string& reason);
+  /// True once interrupt() was called. Front ends poll it where no run is in
+  /// progress (the scenario interpreter does, on the host).
+  bool interrupted() const noexcept;
+  /// Throws the Error of kind "Interrupted" when interrupted(); else returns.
+  void check_interrupted() const;
 
   /// Backends compiled into this build, e.g. {"sim", "cuda"}.
   static std::vector<std::string> available_backends();

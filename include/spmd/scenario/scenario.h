@@ -21,6 +21,7 @@
 /// DeadlockError, CollectiveMismatch, ...) keep their C++ type and kind; the
 /// interpreter fills in `where` / `source_line` when they have none.
 
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -49,10 +50,18 @@ struct InterpreterOptions {
   std::ostream* err = nullptr;  ///< warnings (default std::cerr)
   /// pmap runs here (required); jax.device_count() is runtime->device_count().
   Runtime* runtime = nullptr;
+  /// Steps the module's own code may take on the host (outside pmap), counted
+  /// like a device's steps (RuntimeOptions::step_budget); 0 = unlimited.
+  /// Exceeding it throws BudgetExceeded located at the host line.
+  std::uint64_t max_host_steps = 0;
+  /// Wall-clock seconds the module's host code may run; 0 = unlimited.
+  double max_host_seconds = 0;
 };
 
 /// Runs the module's top-level code to completion. Blocks; throws the first
 /// error (spmd::Error subclasses, see above). The module must outlive the call.
+/// Once `options.runtime` is interrupted (Runtime::interrupt), the host code
+/// stops at its next statement with that Interrupted error.
 void run_module(const Module& m, const InterpreterOptions& options);
 
 }  // namespace spmd::scenario
