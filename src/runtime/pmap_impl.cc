@@ -6,6 +6,7 @@
 #include <set>
 
 #include "backend/backend.h"
+#include "core/device_ops.h"
 #include "rendezvous/run_reports.h"
 #include "runtime/run.h"
 #include "runtime/shard.h"
@@ -226,7 +227,8 @@ std::vector<Array> shard_inputs(const PmapPlan& plan, std::span<const Array> arg
     } else {
       // Replicated: every device gets its own copy in its own arena.
       Array copy = Array::uninitialized(args[k].shape(), args[k].dtype(), "replicated pmap input");
-      if (copy.nbytes()) std::memcpy(copy.mutable_raw_data(), args[k].raw_data(), copy.nbytes());
+      copy_bytes(copy.mutable_raw_data(), copy.memory_kind(), copy.device(), args[k].raw_data(),
+                 args[k].memory_kind(), args[k].device(), copy.nbytes(), "replicated pmap input");
       mine.push_back(copy.with_weak_type(args[k].weak_type()));
     }
   }
@@ -290,7 +292,8 @@ std::vector<Array> stack_outputs(const PmapPlan& plan, const std::vector<std::ve
         }
       }
       Array copy = Array::uninitialized(first.shape(), first.dtype(), "pmap output");
-      if (copy.nbytes()) std::memcpy(copy.mutable_raw_data(), first.raw_data(), copy.nbytes());
+      copy_bytes(copy.mutable_raw_data(), copy.memory_kind(), copy.device(), first.raw_data(), first.memory_kind(),
+                 first.device(), copy.nbytes(), "pmap output");
       out.push_back(copy.with_weak_type(first.weak_type()));
       continue;
     }

@@ -325,6 +325,7 @@ class FakeTransport final : public detail::Transport {
     for (std::size_t r = 0; r < out.size(); ++r) reduce(op, dtype, count, in, static_cast<std::int64_t>(r) * count, out[r]);
   }
   void exchange(const detail::TransportGroup& g, const std::vector<detail::Transfer>& transfers) override {
+    record(g);
     ++calls;
     auto& mem = FakeMemory::instance();
     for (const auto& t : transfers) {
@@ -337,8 +338,23 @@ class FakeTransport final : public detail::Transport {
   }
   void complete() override {}
 
+  /// Every group handed to any FakeTransport, in order (tests clear it).
+  static std::vector<detail::TransportGroup>& log() {
+    static std::vector<detail::TransportGroup> groups;
+    return groups;
+  }
+  static std::mutex& log_mu() {
+    static std::mutex mu;
+    return mu;
+  }
+
  private:
+  static void record(const detail::TransportGroup& g) {
+    std::lock_guard<std::mutex> lock(log_mu());
+    log().push_back(g);
+  }
   void check(const detail::TransportGroup& g, std::size_t n) {
+    record(g);
     ++calls;
     if (g.devices.size() != n) throw std::logic_error("fake transport: buffers and group differ in size");
   }

@@ -40,6 +40,12 @@ struct RuntimeOptions {
   std::string backend = "sim";    ///< "sim" or "cuda"
   std::uint64_t step_budget = 0;  ///< max interpreter steps per device (0 = unlimited)
   double time_budget_s = 0;       ///< wall-clock budget for a run (0 = unlimited)
+  /// cuda backend: seconds any wait for GPU work (a collective's completion,
+  /// a download) may take before the run stops with a WatchdogTimeout naming
+  /// the op each device last entered; 0 waits forever. Deadlocks between
+  /// devices are detected exactly without it: it covers hangs below the host
+  /// (a kernel that never ends). The sim backend ignores it.
+  double watchdog_s = 300;
   std::size_t recent_events = 8;  ///< events kept per device for reports
   bool deterministic = false;     ///< no timestamps in traces
   /// false: collectives only meet and compare signatures, no data moves

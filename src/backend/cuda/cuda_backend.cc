@@ -1,0 +1,205 @@
+#include "backend/cuda/cuda_backend.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <thread>
+
+#include "backend/cuda/cuda_arena.h"
+#include "backend/cuda/cuda_backend_factory.h"
+#include "backend/cuda/cuda_ops.h"
+#include "backend/cuda/nccl_check.h"
+#include "backend/cuda/watchdog.h"
+#include "collectives/device_plane.h"
+#include "core/device_ops.h"
+#include "rendezvous/communicator.h"
+#include "runtime/device_context.h"
+#include "runtime/run.h"
+#include "spmd/error.h"
+
+namespace spmd::cuda {
+
+namespace {
+
+class CvParker final : public detail::Parker {
+ public:
+  void park(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) override {
+    cv_.wait(lock, ready);
+  }
+  void unpark() override { cv_.notify_one(); }
+
+ private:
+  std::condition_variable cv_;
+};
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : std::string(fallback);
+}
+
+}  // namespace
+
+std::unique_ptr<detail::Backend> create_cuda_backend(int devices) {
+  int gpus = 0;
+  cudaError_t err = cudaGetDeviceCount(&gpus);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    gpus = 0;
+  }
+  DevicePlan plan = [&] {
+    try {
+      return plan_devices(devices, gpus, env_or("SPMD_CUDA_TRANSPORT", "auto"));
+    } catch (BackendUnavailable& e) {
+      if (err != cudaSuccess) {
+        e.mutable_report().details.push_back("cudaGetDeviceCount: " + std::string(cudaGetErrorString(err)) + " (" +
+                                             cuda_error_name(err) + ")");
+      }
+      throw;
+    }
+  }();
+  return std::make_unique<CudaBackend>(devices, std::move(plan));
+}
+
+CudaBackend::CudaBackend(int devices, DevicePlan plan)
+    : devices_(devices), plan_(std::move(plan)), last_completed_(static_cast<std::size_t>(devices)) {
+  std::vector<cudaMemPool_t> pools;
+  for (int d = 0; d < devices_; ++d) {
+    auto res = std::make_shared<DeviceResources>();
+    res->device = d;
+    res->ordinal = plan_.ordinals[static_cast<std::size_t>(d)];
+    DeviceGuard guard(res->ordinal);
+    ErrorSite site{d, "backend setup"};
+    SPMD_CUDA_CHECK(cudaStreamCreateWithFlags(&res->stream, cudaStreamNonBlocking), site);
+    SPMD_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&res->pool, res->ordinal), site);
+    // Keep freed blocks in the pool: the next collective's output is usually
+    // the size of the last one's.
+    std::uint64_t keep = ~std::uint64_t{0};
+    SPMD_CUDA_CHECK(cudaMemPoolSetAttribute(res->pool, cudaMemPoolAttrReleaseThreshold, &keep), site);
+    resources_.push_back(std::move(res));
+  }
+  policy_ = std::make_shared<WaitPolicy>();
+  policy_->on_fatal = [this](const Report& r) { on_fatal(r); };
+  policy_->describe_devices = [this] { return describe_devices(); };
+  DeviceTable::instance().install(resources_, policy_);
+  detail::register_device_ops(MemoryKind::kCuda, &cuda_device_ops());
+  if (plan_.transport == "nccl") {
+    nccl_ = std::make_unique<NcclTransport>(policy_);
+  } else {
+    copy_ = std::make_unique<CopyTransport>(policy_);
+  }
+}
+
+CudaBackend::~CudaBackend() {
+  // The policy outlives the backend in the table: unhook it from `this`.
+  policy_->on_fatal = nullptr;
+  policy_->describe_devices = nullptr;
+  nccl_.reset();
+}
+
+std::shared_ptr<detail::Arena> CudaBackend::make_arena(DeviceId device, std::size_t capacity, std::string label) {
+  return std::make_shared<CudaArena>(device, capacity, std::move(label),
+                                     resources_.at(static_cast<std::size_t>(device)));
+}
+
+std::unique_ptr<detail::Parker> CudaBackend::make_parker() { return std::make_unique<CvParker>(); }
+
+void CudaBackend::yield() { std::this_thread::yield(); }
+
+void CudaBackend::device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::DeviceBody& body) {
+  const DeviceResources& res = *resources_.at(static_cast<std::size_t>(ctx.device));
+  detail::set_current_placement(&ctx.placement);
+  run.device_started(ctx);
+  try {
+    if (run.aborted()) throw detail::RunAborted{};
+    SPMD_CUDA_CHECK(cudaSetDevice(res.ordinal), (ErrorSite{ctx.device, "device start"}));
+    body(ctx);
+    // Asynchronous kernel failures surface here, attributed to this device.
+    wait_streams({StreamRef{res.device, res.ordinal, res.stream}}, {}, "the device's last kernels", *policy_);
+    run.device_finished(ctx);
+  } catch (...) {
+    run.device_ended_with(ctx, std::current_exception());
+  }
+  detail::set_current_placement(nullptr);
+}
+
+void CudaBackend::launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+                         const detail::DeviceBody& body) {
+  if (detail::current_context() != nullptr) {
+    // A nested pmap: its devices end at once with the error (the run stops).
+    Report r = make_report("BackendError", "nested pmap is not supported on the cuda backend",
+                           "each device is a host thread bound to one GPU; use a mesh (pmap with several named "
+                           "axes) instead of nesting, or --backend sim");
+    r.op = "pmap";
+    auto error = std::make_exception_ptr(BackendError(std::move(r)));
+    for (detail::DeviceContext* ctx : devices) {
+      run.device_started(*ctx);
+      run.device_ended_with(*ctx, error);
+    }
+    return;
+  }
+  policy_->watchdog_s = run.options().watchdog_s;
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    run_ = &run;
+    std::fill(last_completed_.begin(), last_completed_.end(), std::string());
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(devices.size());
+  for (detail::DeviceContext* ctx : devices) {
+    threads.emplace_back([this, &run, ctx, &body] { device_main(run, *ctx, body); });
+  }
+  for (auto& t : threads) t.join();
+  std::lock_guard<std::mutex> lock(state_mu_);
+  run_ = nullptr;
+}
+
+void CudaBackend::execute(detail::CollectiveCall& call) {
+  try {
+    if (nccl_) {
+      nccl_->reset_pending();
+      detail::execute_with_transport(call, *nccl_);
+    } else {
+      copy_->reset_pending();
+      detail::execute_with_transport(call, *copy_);
+    }
+  } catch (const Error& e) {
+    on_fatal(e.report());
+    throw;
+  }
+  std::string op = detail::collective_op_text(call);
+  std::lock_guard<std::mutex> lock(state_mu_);
+  for (const auto& m : call.members) {
+    if (m.ctx != nullptr && m.ctx->device >= 0 && m.ctx->device < devices_) {
+      last_completed_[static_cast<std::size_t>(m.ctx->device)] = op;
+    }
+  }
+}
+
+void CudaBackend::on_fatal(const Report&) {
+  if (nccl_) nccl_->abort_all();
+}
+
+std::vector<std::string> CudaBackend::describe_devices() {
+  std::vector<std::string> lines;
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (run_ == nullptr) return lines;
+  // The caller may hold the run's mutex (a download while breakpoints fire):
+  // describe the devices only if it is free.
+  std::unique_lock<std::mutex> run_lock(run_->mutex(), std::try_to_lock);
+  if (!run_lock.owns_lock()) {
+    lines.push_back("(device states unavailable: the run is busy)");
+    return lines;
+  }
+  for (const auto& c : run_->contexts()) {
+    std::string line = c->label + ": " + std::string(detail::device_state_name(c->state));
+    if (c->state == detail::DeviceState::kWaitingCollective && c->waiting != nullptr) {
+      line += " at " + c->waiting->sig.op_and_axes() + " #" + std::to_string(c->waiting->seq);
+      if (c->waiting->sig.loc.valid()) line += " (" + c->waiting->sig.loc.to_string() + ")";
+    }
+    const std::string& last = last_completed_[static_cast<std::size_t>(c->device)];
+    line += "; last completed collective: " + (last.empty() ? std::string("none") : last);
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace spmd::cuda

@@ -1,0 +1,134 @@
+#include "backend/cuda/nccl_transport.h"
+
+#include "backend/cuda/nccl_check.h"
+#include "backend/cuda/nccl_types.h"
+
+namespace spmd::cuda {
+
+thread_local NcclTransport::Pending NcclTransport::pending_;
+
+NcclTransport::NcclTransport(std::shared_ptr<WaitPolicy> policy) : policy_(std::move(policy)) {}
+
+NcclTransport::~NcclTransport() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, c] : comms_) {
+    for (ncclComm_t comm : c->ranks) ncclCommDestroy(comm);
+  }
+}
+
+void NcclTransport::abort_all() noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, c] : comms_) {
+    for (ncclComm_t comm : c->ranks) ncclCommAbort(comm);
+  }
+  comms_.clear();
+}
+
+NcclTransport::Comms& NcclTransport::comms_for(const detail::TransportGroup& g) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = comms_[g.devices];
+  if (!slot) {
+    auto c = std::make_unique<Comms>();
+    std::vector<int> ordinals;
+    for (DeviceId d : g.devices) {
+      c->devices.push_back(DeviceTable::instance().at(d));
+      ordinals.push_back(c->devices.back()->ordinal);
+    }
+    c->ranks.resize(g.devices.size());
+    SPMD_NCCL_CHECK(ncclCommInitAll(c->ranks.data(), static_cast<int>(ordinals.size()), ordinals.data()),
+                    (ErrorSite{g.devices.front(), "communicator setup for " + g.op}));
+    slot = std::move(c);
+  }
+  return *slot;
+}
+
+void NcclTransport::note_pending(const Comms& c) {
+  for (std::size_t r = 0; r < c.devices.size(); ++r) {
+    pending_.streams.push_back({c.devices[r]->device, c.devices[r]->ordinal, c.devices[r]->stream});
+    pending_.comms.push_back({c.devices[r]->device, c.ranks[r]});
+  }
+}
+
+void NcclTransport::all_reduce(const detail::TransportGroup& g, detail::ReduceKind op, DType dtype, std::int64_t count,
+                               const std::vector<const void*>& in, const std::vector<void*>& out) {
+  Comms& c = comms_for(g);
+  pending_.op = g.op;
+  ErrorSite site{g.devices.front(), g.op};
+  SPMD_NCCL_CHECK(ncclGroupStart(), site);
+  for (std::size_t r = 0; r < c.ranks.size(); ++r) {
+    site.device = c.devices[r]->device;
+    SPMD_NCCL_CHECK(ncclAllReduce(in[r], out[r], static_cast<std::size_t>(count), nccl_dtype(dtype), nccl_op(op),
+                                  c.ranks[r], c.devices[r]->stream),
+                    site);
+  }
+  SPMD_NCCL_CHECK(ncclGroupEnd(), site);
+  note_pending(c);
+}
+
+void NcclTransport::all_gather(const detail::TransportGroup& g, std::size_t bytes, const std::vector<const void*>& in,
+                               const std::vector<void*>& out) {
+  Comms& c = comms_for(g);
+  pending_.op = g.op;
+  ErrorSite site{g.devices.front(), g.op};
+  SPMD_NCCL_CHECK(ncclGroupStart(), site);
+  for (std::size_t r = 0; r < c.ranks.size(); ++r) {
+    site.device = c.devices[r]->device;
+    SPMD_NCCL_CHECK(ncclAllGather(in[r], out[r], bytes, ncclUint8, c.ranks[r], c.devices[r]->stream), site);
+  }
+  SPMD_NCCL_CHECK(ncclGroupEnd(), site);
+  note_pending(c);
+}
+
+void NcclTransport::reduce_scatter(const detail::TransportGroup& g, detail::ReduceKind op, DType dtype,
+                                   std::int64_t count, const std::vector<const void*>& in,
+                                   const std::vector<void*>& out) {
+  Comms& c = comms_for(g);
+  pending_.op = g.op;
+  ErrorSite site{g.devices.front(), g.op};
+  SPMD_NCCL_CHECK(ncclGroupStart(), site);
+  for (std::size_t r = 0; r < c.ranks.size(); ++r) {
+    site.device = c.devices[r]->device;
+    SPMD_NCCL_CHECK(ncclReduceScatter(in[r], out[r], static_cast<std::size_t>(count), nccl_dtype(dtype), nccl_op(op),
+                                      c.ranks[r], c.devices[r]->stream),
+                    site);
+  }
+  SPMD_NCCL_CHECK(ncclGroupEnd(), site);
+  note_pending(c);
+}
+
+void NcclTransport::exchange(const detail::TransportGroup& g, const std::vector<detail::Transfer>& transfers) {
+  Comms& c = comms_for(g);
+  pending_.op = g.op;
+  ErrorSite site{g.devices.front(), g.op};
+  // A rank's copy to itself is a device copy, outside the NCCL group.
+  for (const auto& t : transfers) {
+    if (t.from != t.to) continue;
+    const auto& dev = c.devices[static_cast<std::size_t>(t.from)];
+    DeviceGuard guard(dev->ordinal);
+    SPMD_CUDA_CHECK(cudaMemcpyAsync(t.dst, t.src, t.bytes, cudaMemcpyDeviceToDevice, dev->stream),
+                    (ErrorSite{dev->device, g.op}));
+  }
+  SPMD_NCCL_CHECK(ncclGroupStart(), site);
+  for (const auto& t : transfers) {
+    if (t.from == t.to) continue;
+    const auto& src = c.devices[static_cast<std::size_t>(t.from)];
+    const auto& dst = c.devices[static_cast<std::size_t>(t.to)];
+    site.device = src->device;
+    SPMD_NCCL_CHECK(ncclSend(t.src, t.bytes, ncclUint8, t.to, c.ranks[static_cast<std::size_t>(t.from)], src->stream),
+                    site);
+    site.device = dst->device;
+    SPMD_NCCL_CHECK(ncclRecv(t.dst, t.bytes, ncclUint8, t.from, c.ranks[static_cast<std::size_t>(t.to)], dst->stream),
+                    site);
+  }
+  SPMD_NCCL_CHECK(ncclGroupEnd(), site);
+  note_pending(c);
+}
+
+void NcclTransport::complete() {
+  Pending p = std::move(pending_);
+  pending_ = Pending{};
+  if (p.streams.empty()) return;
+  wait_streams(p.streams, p.comms, p.op, *policy_);
+}
+
+}  // namespace spmd::cuda

@@ -1,0 +1,69 @@
+#pragma once
+// The NCCL transport: one communicator per group (the ordered list of its
+// devices, i.e. per axis set, fixed coordinates and axis_index_groups group),
+// created on first use with ncclCommInitAll over the group's GPUs (ranks in
+// group order) and kept for the backend's life. Every call issues the
+// operations of all ranks from the calling thread inside one
+// ncclGroupStart/End, on each rank's device stream; complete() waits for the
+// streams through the watchdog.
+//
+// In multi-process mode (multiprocess.h) the world communicator comes from
+// ncclCommInitRank with a shared unique id, and group communicators from
+// ncclCommSplit, called by every process in the same order.
+
+#include <nccl.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backend/cuda/device_resources.h"
+#include "backend/cuda/watchdog.h"
+#include "collectives/transport.h"
+
+namespace spmd::cuda {
+
+class NcclTransport final : public detail::Transport {
+ public:
+  explicit NcclTransport(std::shared_ptr<WaitPolicy> policy);
+  ~NcclTransport() override;
+
+  std::string_view name() const override { return "nccl"; }
+  void all_reduce(const detail::TransportGroup& g, detail::ReduceKind op, DType dtype, std::int64_t count,
+                  const std::vector<const void*>& in, const std::vector<void*>& out) override;
+  void all_gather(const detail::TransportGroup& g, std::size_t bytes, const std::vector<const void*>& in,
+                  const std::vector<void*>& out) override;
+  void reduce_scatter(const detail::TransportGroup& g, detail::ReduceKind op, DType dtype, std::int64_t count,
+                      const std::vector<const void*>& in, const std::vector<void*>& out) override;
+  void exchange(const detail::TransportGroup& g, const std::vector<detail::Transfer>& transfers) override;
+  void complete() override;
+
+  /// Forgets what the calling thread issued (before a new collective).
+  void reset_pending() noexcept { pending_ = Pending{}; }
+  /// ncclCommAbort on every communicator (after an error or a timeout): no
+  /// rank can stay blocked in NCCL. Later calls create fresh ones.
+  void abort_all() noexcept;
+
+ private:
+  struct Comms {
+    std::vector<ncclComm_t> ranks;
+    std::vector<std::shared_ptr<DeviceResources>> devices;
+  };
+  Comms& comms_for(const detail::TransportGroup& g);
+  void note_pending(const Comms& c);
+
+  std::shared_ptr<WaitPolicy> policy_;
+  std::mutex mu_;  // guards comms_
+  std::map<std::vector<DeviceId>, std::unique_ptr<Comms>> comms_;
+  // Per calling thread: what complete() waits for (the completing device's
+  // thread issues and completes one collective at a time).
+  struct Pending {
+    std::vector<StreamRef> streams;
+    std::vector<CommRef> comms;
+    std::string op;
+  };
+  static thread_local Pending pending_;
+};
+
+}  // namespace spmd::cuda
