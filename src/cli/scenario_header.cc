@@ -17,7 +17,7 @@ namespace {
 }
 
 std::uint64_t number(const std::string& path, int line, const std::string& text, const std::string& key,
-                     const std::string& value, std::uint64_t min) {
+                     const std::string& value, std::uint64_t min, std::uint64_t max = ~std::uint64_t{0}) {
   std::uint64_t v = 0;
   std::size_t used = 0;
   try {
@@ -27,6 +27,10 @@ std::uint64_t number(const std::string& path, int line, const std::string& text,
   }
   if (used == 0 || used != value.size() || v < min || value[0] == '-') {
     bad(path, line, text, key + "=" + value + " is not a number >= " + std::to_string(min),
+        "write e.g. # spmd: " + key + "=" + std::to_string(std::max<std::uint64_t>(min, 4)));
+  }
+  if (v > max) {
+    bad(path, line, text, key + "=" + value + " is larger than " + std::to_string(max),
         "write e.g. # spmd: " + key + "=" + std::to_string(std::max<std::uint64_t>(min, 4)));
   }
   return v;
@@ -75,9 +79,9 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
       }
       std::string key = word.substr(0, eq), value = word.substr(eq + 1);
       if (key == "devices") {
-        h.devices = static_cast<int>(number(path, line, raw, key, value, 1));
+        h.devices = static_cast<int>(number(path, line, raw, key, value, 1, kMaxDevices));
       } else if (key == "threads") {
-        h.threads = static_cast<int>(number(path, line, raw, key, value, 1));
+        h.threads = static_cast<int>(number(path, line, raw, key, value, 1, kMaxThreads));
       } else if (key == "seed") {
         h.seed = number(path, line, raw, key, value, 0);
       } else if (key == "max-steps") {
@@ -90,9 +94,9 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         }
         h.expect = value;
       } else if (key == "expect-line") {
-        h.expect_line = static_cast<int>(number(path, line, raw, key, value, 1));
+        h.expect_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else if (key == "expect-decision-line") {
-        h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1));
+        h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else {
         bad(path, line, raw, "unknown key '" + key + "'",
             "known keys: devices, threads, seed, max-steps, expect, expect-line, expect-decision-line, "

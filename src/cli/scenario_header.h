@@ -19,6 +19,10 @@
 
 namespace spmd::cli {
 
+/// The largest devices= / threads= a header (or --devices / --threads) may ask for.
+inline constexpr int kMaxDevices = 1 << 20;
+inline constexpr int kMaxThreads = 256;
+
 struct ScenarioHeader {
   std::optional<int> devices;
   std::optional<int> threads;

@@ -1,0 +1,28 @@
+# SPMD_FUZZ=ON: the libFuzzer targets under tests/fuzz (clang only; see tools/fuzz.sh).
+# Every target of such a build is compiled with coverage instrumentation
+# (-fsanitize=fuzzer-no-link) and, unless SPMD_SANITIZE says otherwise, with
+# ASan + UBSan, so the fuzzer sees the library's branches and its memory bugs.
+# A normal build (SPMD_FUZZ=OFF, the default) is not affected.
+if(NOT SPMD_FUZZ)
+  return()
+endif()
+if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "SPMD_FUZZ=ON needs clang (libFuzzer is part of clang): configure with "
+                      "CC=clang CXX=clang++ cmake -DSPMD_FUZZ=ON ... (or use tools/fuzz.sh)")
+endif()
+if(NOT SPMD_SANITIZE)
+  set(SPMD_SANITIZE "address,undefined")
+endif()
+add_compile_options(-fsanitize=fuzzer-no-link)
+add_link_options(-fsanitize=fuzzer-no-link)
+
+# libstdc++ 12 declares std::source_location only for compilers with
+# __builtin_source_location (clang >= 15); give older clang an equivalent.
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_FLAGS "-std=c++20")
+check_cxx_source_compiles("#include <source_location>
+int main() { return static_cast<int>(std::source_location::current().line()) - __LINE__; }" SPMD_HAVE_STD_SOURCE_LOCATION)
+unset(CMAKE_REQUIRED_FLAGS)
+if(NOT SPMD_HAVE_STD_SOURCE_LOCATION)
+  add_compile_options(-include ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz/compat/source_location.h)
+endif()

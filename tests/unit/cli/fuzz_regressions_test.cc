@@ -1,0 +1,46 @@
+// Inputs found by the fuzzers (tests/fuzz, tools/fuzz.sh), each pinned to the
+// clean, located error it must end with. Scenario-shaped findings live as
+// files under tests/fuzz/regressions/ and run through `spmd test`; the ones
+// below are headers and traces.
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "cli/scenario_header.h"
+#include "cli/scenario_runner.h"
+#include "spmd/error.h"
+#include "spmd/trace/replay.h"
+
+using namespace spmd;
+using namespace spmd::cli;
+
+namespace {
+
+Report header_error(const std::string& text) {
+  try {
+    parse_scenario_header(text, "h.py");
+  } catch (const InvalidArgument& e) {
+    return e.report();
+  }
+  FAIL("no error for: " << text);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("fuzz regressions: header numbers beyond the CLI's limits are usage errors", "[cli][fuzz]") {
+  // devices=4294967297 used to wrap to 1 device through static_cast<int>.
+  Report r = header_error("# spmd: devices=4294967297\n");
+  REQUIRE(r.kind == "UsageError");
+  REQUIRE(r.message == "h.py:1: bad spmd header: devices=4294967297 is larger than 1048576");
+  REQUIRE(r.where.line == 1);
+  REQUIRE(exit_code_for_kind(r.kind) == 2);
+  // threads=100000 used to start 100000 OS threads.
+  REQUIRE(header_error("#\n# spmd: threads=100000\n").message ==
+          "h.py:2: bad spmd header: threads=100000 is larger than 256");
+  REQUIRE(header_error("# spmd: expect-line=99999999999\n").kind == "UsageError");
+  ScenarioHeader h = parse_scenario_header("# spmd: devices=1048576 threads=256\n", "h.py");
+  REQUIRE(h.devices == kMaxDevices);
+  REQUIRE(h.threads == kMaxThreads);
+}
