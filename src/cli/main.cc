@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/scenario_header.h"
 #include "cli/scenario_runner.h"
 #include "cli/signals.h"
 #include "cli/test_command.h"
@@ -40,15 +41,19 @@ std::size_t parse_size(const std::string& text) {
 
 void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::string& stack, bool with_outputs) {
   cmd->add_option("--devices", s.devices, "virtual devices (jax.device_count()); default: the file's '# spmd: devices=N', else 8")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(1, spmd::cli::kMaxDevices));
   cmd->add_option("--threads", s.threads, "OS threads the device fibers run on; 1 (default) gives a reproducible schedule")
-      ->check(CLI::Range(1, 256));
+      ->check(CLI::Range(1, spmd::cli::kMaxThreads));
   cmd->add_option("--seed", s.seed, "schedule seed (with --threads 1): 0 runs ready devices in order, others shuffle reproducibly");
-  cmd->add_option("--max-steps", s.max_steps, "interpreter steps allowed per device before the run stops (BudgetExceeded)")
+  cmd->add_option("--max-steps", s.max_steps, "interpreter steps allowed per device, and for the code outside pmap, before the run stops (BudgetExceeded)")
       ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
-  cmd->add_option("--max-seconds", s.max_seconds, "wall-clock budget per pmap run, in seconds (0: none)")
+  cmd->add_option("--max-seconds", s.max_seconds, "wall-clock budget per pmap run, and for the code outside pmap, in seconds (0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--backend", s.backend, "sim (default) or cuda (when compiled in)");
+  cmd->add_option("--watchdog-seconds", s.watchdog_seconds,
+                  "cuda backend: seconds any wait for GPU work may take before the run stops with a report of "
+                  "the op each device last entered (default 300; 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--arena-capacity", arena, "memory per virtual device, e.g. 16GiB (default), 512MiB");
   cmd->add_option("--stack-size", stack, "fiber stack per device, e.g. 1MiB (default)");
   if (with_outputs) {
@@ -61,6 +66,11 @@ void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::str
 void apply_sizes(RunSettings& s, const std::string& arena, const std::string& stack) {
   if (!arena.empty()) s.arena_capacity = parse_size(arena);
   if (!stack.empty()) s.stack_size = parse_size(stack);
+}
+
+// An interrupted run exits with 128 + the signal: 130 (SIGINT), 143 (SIGTERM).
+void apply_signal_exit_code(spmd::cli::RunOutcome& o) {
+  if (int sig = spmd::cli::received_signal(); sig != 0 && o.status == "interrupted") o.exit_code = 128 + sig;
 }
 
 void print_outcome(const spmd::cli::RunOutcome& o, const std::string& format) {
@@ -151,10 +161,12 @@ int main(int argc, char** argv) {
         std::ostringstream out;
         auto o = spmd::cli::run_scenario(run_settings, out, std::cerr, std::cin);
         o.stdout_text = out.str();
+        apply_signal_exit_code(o);
         print_outcome(o, "json");
         code = o.exit_code;
       } else {
         auto o = spmd::cli::run_scenario(run_settings, std::cout, std::cerr, std::cin);
+        apply_signal_exit_code(o);
         print_outcome(o, "text");
         code = o.exit_code;
       }
@@ -197,6 +209,8 @@ int main(int argc, char** argv) {
     std::cerr << e.report().to_text();
     code = spmd::cli::exit_code_for_kind(e.kind());
   }
+  // `spmd test` stopped by a signal: 128 + the signal as well.
+  if (int sig = spmd::cli::received_signal(); sig != 0 && code != 0) code = 128 + sig;
   std::cout << std::flush;
   spmd::cli::mark_finished();
   return code;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "cli/breakpoint_prompt.h"
@@ -20,9 +21,36 @@
 
 namespace spmd::cli {
 
-std::atomic<Runtime*>& active_runtime() {
-  static std::atomic<Runtime*> rt{nullptr};
-  return rt;
+namespace {
+
+// The Runtime of the scenario being run (null between runs) and the interrupt
+// reason once there is one; the mutex keeps a Runtime alive while it is
+// being interrupted.
+struct ActiveRuntime {
+  std::mutex mu;
+  Runtime* rt = nullptr;
+  std::string interrupt_reason;
+};
+
+ActiveRuntime& active() {
+  static ActiveRuntime a;
+  return a;
+}
+
+void set_active_runtime(Runtime* rt) {
+  ActiveRuntime& a = active();
+  std::lock_guard<std::mutex> lock(a.mu);
+  a.rt = rt;
+  if (rt != nullptr && !a.interrupt_reason.empty()) rt->interrupt(a.interrupt_reason);
+}
+
+}  // namespace
+
+void interrupt_scenarios(const std::string& reason) {
+  ActiveRuntime& a = active();
+  std::lock_guard<std::mutex> lock(a.mu);
+  if (a.interrupt_reason.empty()) a.interrupt_reason = reason;
+  if (a.rt != nullptr) a.rt->interrupt(a.interrupt_reason);
 }
 
 int exit_code_for_kind(const std::string& kind) {
@@ -56,6 +84,7 @@ std::string line_of(const std::string& text, std::uint32_t line) {
 std::string repro_for(const RunSettings& s, const RuntimeOptions& o) {
   std::string r = "spmd run " + s.path + " --devices " + std::to_string(o.devices) + " --threads " +
                   std::to_string(o.threads) + " --seed " + std::to_string(o.seed);
+  if (o.backend != "sim") r += " --backend " + o.backend;
   if (o.threads > 1) r += "  (several threads: the schedule is not reproducible; use --threads 1)";
   return r;
 }
@@ -143,6 +172,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.step_budget = settings.max_steps.value_or(header.max_steps.value_or(0));
     opts.time_budget_s = settings.max_seconds;
     opts.backend = settings.backend;
+    opts.watchdog_s = settings.watchdog_seconds;
     opts.arena_capacity = settings.arena_capacity;
     opts.fiber_stack_size = settings.stack_size;
     opts.deterministic = settings.deterministic;
@@ -167,10 +197,10 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
 
     Runtime rt(opts);
     set_default_runtime(&rt);
-    active_runtime().store(&rt);
+    set_active_runtime(&rt);
     struct Reset {
       ~Reset() {
-        active_runtime().store(nullptr);
+        set_active_runtime(nullptr);
         set_default_runtime(nullptr);
       }
     } reset;
@@ -180,6 +210,9 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
       io.out = &out;
       io.err = &err;
       io.runtime = &rt;
+      // The host program gets the same budgets as each device.
+      io.max_host_steps = opts.step_budget;
+      io.max_host_seconds = settings.max_seconds;
       scenario::run_module(*module, io);
       outcome.devices = status->statuses();
       outcome.pmap_runs = status->runs();

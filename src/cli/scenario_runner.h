@@ -2,7 +2,6 @@
 // `spmd run`: one scenario file from settings to a verdict, as a library so
 // `spmd test` and the tests can call it in-process.
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -19,8 +18,10 @@ class Runtime;
 
 namespace spmd::cli {
 
-/// The Runtime of the scenario being run (null between runs), for signal handling.
-std::atomic<Runtime*>& active_runtime();
+/// Signal handling: interrupts the Runtime of the scenario being run with
+/// `reason` (Runtime::interrupt), and every Runtime run_scenario creates
+/// afterwards, so an interrupt between two runs is not lost. Thread-safe.
+void interrupt_scenarios(const std::string& reason);
 
 enum class BreakpointMode { kAuto, kPrompt, kPrint };
 
@@ -29,9 +30,10 @@ struct RunSettings {
   std::optional<int> devices;            // else the header's, else 8
   std::optional<int> threads;            // else the header's, else 1
   std::optional<std::uint64_t> seed;     // else the header's, else 0
-  std::optional<std::uint64_t> max_steps;  // per device; else the header's, else unlimited
-  double max_seconds = 0;                // wall-clock budget per pmap run (0 = none)
+  std::optional<std::uint64_t> max_steps;  // per device and for the host code; else the header's, else unlimited
+  double max_seconds = 0;                // wall-clock budget per pmap run and for the host code (0 = none)
   std::string backend = "sim";
+  double watchdog_seconds = 300;         // cuda backend: bound on any wait for GPU work (0 = none)
   std::size_t arena_capacity = std::size_t{16} << 30;
   std::size_t stack_size = std::size_t{1} << 20;
   std::string trace_path;

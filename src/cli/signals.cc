@@ -1,25 +1,39 @@
 #include "cli/signals.h"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <string>
 #include <thread>
 
 #include "cli/scenario_runner.h"
-#include "spmd/runtime/runtime.h"
 
 namespace spmd::cli {
 
 namespace {
 std::atomic<bool> g_finished{false};
-constexpr auto kGrace = std::chrono::seconds(3);
+std::atomic<int> g_signal{0};
+constexpr auto kGrace = std::chrono::seconds(10);
+
+[[noreturn]] void exit_now(int code) {
+  std::cout << std::flush;
+  std::cerr << std::flush;
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
 }  // namespace
 
 void mark_finished() { g_finished.store(true); }
+
+int received_signal() { return g_signal.load(); }
+
+const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
 
 void install_signal_handling() {
   sigset_t set;
@@ -30,25 +44,27 @@ void install_signal_handling() {
   std::thread([set] {
     int sig = 0;
     if (sigwait(&set, &sig) != 0) return;
-    const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    g_signal.store(sig);
     int code = 128 + sig;
-    if (g_finished.load()) {
-      std::cout << std::flush;
-      std::_Exit(code);
-    }
-    std::cerr << "\nspmd: " << name << " received: stopping every device and reporting where each stands\n"
+    if (g_finished.load()) exit_now(code);
+    std::cerr << "\nspmd: " << signal_name(sig) << " received: stopping every device and reporting where each stands\n"
               << std::flush;
-    if (Runtime* rt = active_runtime().load()) rt->interrupt(std::string("interrupted by ") + name);
+    interrupt_scenarios(std::string("interrupted by ") + signal_name(sig));
+    // Main prints the report and exits; wait for it, or for a second signal.
     auto deadline = std::chrono::steady_clock::now() + kGrace;
     while (std::chrono::steady_clock::now() < deadline) {
-      if (g_finished.load()) return;  // main prints the report and exits
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (g_finished.load()) return;
+      timespec poll{0, 20'000'000};
+      int again = sigtimedwait(&set, nullptr, &poll);
+      if (again > 0) {
+        std::cerr << "\nspmd: " << signal_name(again) << " received again: exiting without the report\n";
+        exit_now(128 + sig);
+      }
     }
-    std::cout << std::flush;
-    std::cerr << "spmd: the program did not stop within 3 s (it runs on the host, outside any pmap, or in code "
-                 "that never reaches a collective or a step count); exiting\n"
-              << std::flush;
-    std::_Exit(code);
+    std::cerr << "spmd: the program did not stop within " << kGrace.count()
+              << " s (it is inside one long operation that never reaches a statement, a collective or a step "
+                 "count); exiting\n";
+    exit_now(code);
   }).detach();
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 // SIGINT / SIGTERM: stop the run in progress so the report shows where every
-// device stood, flush everything, and exit non-zero. Nothing is lost and
-// nothing hangs: if the program does not stop within a grace period (it runs
-// on the host, or in code that never yields), the process exits anyway.
+// device stood, flush everything, and exit with 128 + the signal number
+// (130 / 143). Nothing is lost and nothing hangs: devices stop at their next
+// collective, breakpoint or step count, the interpreter at its next host
+// statement; if the program still does not stop within a grace period (stuck
+// in one long array op), or a second signal arrives, the process flushes its
+// output and exits anyway.
 
 namespace spmd::cli {
 
@@ -14,5 +17,11 @@ void install_signal_handling();
 /// Tells the signal thread the command finished (it then exits at once on a
 /// late signal instead of waiting).
 void mark_finished();
+
+/// The first SIGINT/SIGTERM received, or 0.
+int received_signal();
+
+/// "SIGINT", "SIGTERM".
+const char* signal_name(int sig);
 
 }  // namespace spmd::cli

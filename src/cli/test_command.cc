@@ -173,7 +173,12 @@ int run_tests(const std::vector<std::string>& paths, const RunSettings& base, co
       for (const auto& p : r.problems) out << "     " << p << "\n";
     }
     out << std::flush;
+    bool interrupted = r.outcome.status == "interrupted";
     results.push_back(std::move(r));
+    if (interrupted) {
+      out << "interrupted: the remaining " << files.size() - results.size() << " scenario(s) were not run\n";
+      break;
+    }
   }
   out << results.size() - static_cast<std::size_t>(failed) << " passed, " << failed << " failed\n";
   if (!junit_path.empty()) {

@@ -1,0 +1,137 @@
+// SIGINT / SIGTERM on `spmd run`: the output printed before the signal is
+// kept, the report says where every device stands, the exit code is
+// 128 + the signal. Runs the real binary (signals are per process).
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "support/subprocess.h"
+
+#ifndef SPMD_BIN_PATH
+#error "SPMD_BIN_PATH (the spmd binary) must be defined by the build"
+#endif
+
+using spmd::testing::Subprocess;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() / "spmd_signals_test";
+  std::filesystem::create_directories(dir);
+  auto path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Devices loop forever; each iteration prints and meets at a psum (line 10).
+const char* kDevicesLoop = R"(# spmd: devices=4
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+print("host: before the pmap")
+
+def body(c):
+    jax.debug.print("iteration {c}", c=c)
+    return lax.psum(c, 'i') * 0 + c + 1
+
+def f(x):
+    return lax.while_loop(lambda c: c >= 0, body, x * 0)
+
+jax.pmap(f, axis_name='i')(jnp.arange(4))
+)";
+
+// The host loops forever after a pmap run (lines 7-8).
+const char* kHostLoops = R"(# spmd: devices=2
+import jax
+import jax.numpy as jnp
+print(jax.pmap(lambda x: x + 1)(jnp.arange(2)))
+print("host: looping")
+n = 0
+while True:
+    n += 1
+)";
+
+// Lines of the device table in the text report: "    device 3  stopped  ...  file:line  ...".
+std::vector<std::string> device_rows(const std::string& err) {
+  std::vector<std::string> rows;
+  std::regex row(R"(^    device \d+  .*$)");
+  std::size_t pos = 0;
+  while (pos < err.size()) {
+    std::size_t end = err.find('\n', pos);
+    if (end == std::string::npos) end = err.size();
+    std::string line = err.substr(pos, end - pos);
+    if (std::regex_match(line, row)) rows.push_back(line);
+    pos = end + 1;
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("cli::signals: SIGINT/SIGTERM stop devices looping inside a pmap", "[cli][signals]") {
+  auto [sig, code, name] = GENERATE(std::make_tuple(SIGINT, 130, "SIGINT"), std::make_tuple(SIGTERM, 143, "SIGTERM"));
+  std::string path = write_temp("devices_loop.py", kDevicesLoop);
+  Subprocess p({SPMD_BIN_PATH, "run", path});
+  // Every device is in the loop once device 3's third iteration is printed.
+  REQUIRE(p.read_until("[device 3] iteration 2\n"));
+  p.signal(sig);
+  int exit_code = p.wait();
+  INFO("stdout:\n" << p.out() << "\nstderr:\n" << p.err());
+  REQUIRE(exit_code == code);
+  // Output before the signal is all there, in order, with no gap per device.
+  REQUIRE(p.out().rfind("host: before the pmap\n", 0) == 0);
+  for (int d = 0; d < 4; ++d) {
+    std::regex line("\\[device " + std::to_string(d) + "\\] iteration (\\d+)\n");
+    int expected = 0;
+    for (auto it = std::sregex_iterator(p.out().begin(), p.out().end(), line); it != std::sregex_iterator(); ++it) {
+      REQUIRE(std::stoi((*it)[1]) == expected);
+      ++expected;
+    }
+    REQUIRE(expected >= 3);
+  }
+  // The report: the kind, the signal, and where each device stands.
+  REQUIRE(p.err().find(std::string("error[Interrupted]: interrupted by ") + name) != std::string::npos);
+  std::vector<std::string> rows = device_rows(p.err());
+  REQUIRE(rows.size() == 4);
+  std::set<std::string> lines_seen;
+  for (int d = 0; d < 4; ++d) {
+    INFO(rows[static_cast<std::size_t>(d)]);
+    std::smatch m;
+    std::regex cells("    device (\\d+)  +stopped  +(.*)  +" + std::regex_replace(path, std::regex("[.]"), "\\.") +
+                     ":(\\d+):\\d+ .*");
+    REQUIRE(std::regex_match(rows[static_cast<std::size_t>(d)], m, cells));
+    REQUIRE(std::stoi(m[1]) == d);
+    int line = std::stoi(m[3]);
+    REQUIRE(line >= 9);  // in the loop body
+    REQUIRE(line <= 13);
+  }
+  REQUIRE(p.err().find("spmd: interrupted (Interrupted), exit code") != std::string::npos);
+}
+
+TEST_CASE("cli::signals: SIGINT/SIGTERM stop a host loop", "[cli][signals]") {
+  auto [sig, code, name] = GENERATE(std::make_tuple(SIGINT, 130, "SIGINT"), std::make_tuple(SIGTERM, 143, "SIGTERM"));
+  std::string path = write_temp("host_loops.py", kHostLoops);
+  Subprocess p({SPMD_BIN_PATH, "run", path});
+  REQUIRE(p.read_until("host: looping\n"));
+  p.signal(sig);
+  int exit_code = p.wait();
+  INFO("stdout:\n" << p.out() << "\nstderr:\n" << p.err());
+  REQUIRE(exit_code == code);
+  REQUIRE(p.out() == "[1 2]\nhost: looping\n");
+  REQUIRE(p.err().find(std::string("error[Interrupted]: interrupted by ") + name) != std::string::npos);
+  std::smatch m;
+  REQUIRE(std::regex_search(p.err(), m, std::regex("  --> .*host_loops\\.py:(\\d+):\\d+")));
+  REQUIRE(std::stoi(m[1]) >= 7);
+  REQUIRE(std::stoi(m[1]) <= 8);
+  // The devices of the last pmap run finished.
+  std::vector<std::string> rows = device_rows(p.err());
+  REQUIRE(rows.size() == 2);
+  for (const auto& r : rows) REQUIRE(r.find("finished") != std::string::npos);
+}
