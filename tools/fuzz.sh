@@ -6,7 +6,7 @@
 # crash, a sanitizer report, an uncaught exception, an input that runs past
 # -timeout (a hang) or past -rss_limit_mb.
 #
-#   BUILD_DIR  build directory (default build-fuzz)
+#   BUILD_DIR  build directory (default build-asan, shared with tools/sanitize.sh asan)
 #   JOBS       parallel compile jobs (default: nproc)
 #   TARGETS    which targets to run (default: "scenario trace header")
 #
@@ -16,13 +16,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${1:-60}
-build_dir=${BUILD_DIR:-build-fuzz}
+build_dir=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-$(nproc)}
 targets=${TARGETS:-scenario trace header}
 
 start=$(date +%s)
-CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$build_dir" -DSPMD_FUZZ=ON -DSPMD_BUILD_TESTS=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
+# The same configuration as `tools/sanitize.sh asan` (whose build carries the
+# fuzz targets): after it, nothing needs rebuilding.
+CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$build_dir" -DSPMD_SANITIZE=address,undefined -DSPMD_FUZZ=ON \
+  -DSPMD_CUDA=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
 build_targets=(spmd_bin)
 for t in $targets; do build_targets+=("spmd_fuzz_$t"); done
 cmake --build "$build_dir" -j "$jobs" --target "${build_targets[@]}"

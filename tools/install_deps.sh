@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages spmdsim needs, if any is missing.
 #   tools/install_deps.sh            build + test dependencies
-#   tools/install_deps.sh --extra    also Open MPI (benchmark peer) and clang (fuzzing)
+#   tools/install_deps.sh --sanitizers  also clang and its runtimes (sanitizers, libFuzzer)
+#   tools/install_deps.sh --extra    also Open MPI (benchmark peer) and clang
 set -euo pipefail
 
 packages=(build-essential cmake libtbb-dev libboost-fiber-dev libboost-context-dev libcli11-dev libspdlog-dev catch2)
-if [[ "${1:-}" == "--extra" ]]; then
-  packages+=(openmpi-bin libopenmpi-dev clang libclang-rt-dev)
-fi
+case "${1:-}" in
+  --sanitizers) packages+=(clang libclang-rt-dev) ;;
+  --extra) packages+=(openmpi-bin libopenmpi-dev clang libclang-rt-dev) ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -36,10 +36,19 @@ case "$mode" in
 esac
 
 start=$(date +%s)
-# -O1: the sanitizers' own guidance, and about half the compile time of -O2.
-cmake -S . -B "$build_dir" -DSPMD_SANITIZE="$sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# clang for both: the asan build also carries the libFuzzer targets
+# (SPMD_FUZZ=ON), so tools/fuzz.sh reuses it instead of building a third
+# copy. -O1: the sanitizers' own guidance. Unity builds of the libraries
+# halve the compile time on 2 cores. The CUDA backend stays out: nvcc's code
+# is not instrumented and the CUDA runtime does not run under ASan/TSan.
+fuzz=OFF
+[[ $mode == asan ]] && fuzz=ON
+CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$build_dir" -DSPMD_SANITIZE="$sanitize" -DSPMD_FUZZ=$fuzz \
+  -DSPMD_CUDA=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
-cmake --build "$build_dir" -j "$jobs" --target spmd_tests
+targets=(spmd_tests)
+[[ $fuzz == ON ]] && targets+=(spmd_fuzz_scenario spmd_fuzz_trace spmd_fuzz_header)
+cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
 built=$(date +%s)
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 900 ${CTEST_ARGS:-}
 done_at=$(date +%s)

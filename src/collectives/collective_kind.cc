@@ -7,15 +7,15 @@
 namespace spmd {
 
 namespace {
-constexpr std::array<std::string_view, 9> kNames = {"psum",        "pmean",      "pmax",     "pmin",   "all_gather",
+constexpr std::array<std::string_view, 9> kCollectiveNames = {"psum",        "pmean",      "pmax",     "pmin",   "all_gather",
                                                     "psum_scatter", "all_to_all", "ppermute", "barrier"};
 }
 
-std::string_view collective_name(CollectiveKind kind) { return kNames[static_cast<int>(kind)]; }
+std::string_view collective_name(CollectiveKind kind) { return kCollectiveNames[static_cast<int>(kind)]; }
 
 std::optional<CollectiveKind> parse_collective(std::string_view name) {
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == name) return static_cast<CollectiveKind>(i);
+  for (std::size_t i = 0; i < kCollectiveNames.size(); ++i) {
+    if (kCollectiveNames[i] == name) return static_cast<CollectiveKind>(i);
   }
   return std::nullopt;
 }

@@ -19,7 +19,7 @@ using detail::narrow;
 using detail::widen;
 
 template <class T>
-using Compute = decltype(widen(T{}));
+using ReduceCompute = decltype(widen(T{}));
 
 // Summation blocks: each block is summed sequentially, block partials are
 // combined pairwise in index order. Neither depends on the thread count.
@@ -79,7 +79,7 @@ std::int64_t wrap_mul64(std::int64_t a, std::int64_t b) {
 }
 
 template <class T>
-constexpr bool kFloatT = std::is_floating_point_v<Compute<T>>;
+constexpr bool kFloatT = std::is_floating_point_v<ReduceCompute<T>>;
 
 // sum / prod: double accumulator for floats, wrapping int64 for ints and bools.
 template <class T, class O>
@@ -121,7 +121,7 @@ void sum_or_prod(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t
 
 template <class T>
 void max_or_min(bool is_max, const T* p, T* out, std::int64_t outer, std::int64_t r) {
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   auto better = [is_max](C a, C b) {  // b replaces a
     return is_max ? b > a : b < a;
   };
@@ -189,7 +189,7 @@ void any_or_all(bool any, const T* p, bool* out, std::int64_t outer, std::int64_
   auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
     const T* q = p + row * r;
     for (std::int64_t i = b; i < e; ++i) {
-      bool nz = widen(q[i]) != Compute<T>{};
+      bool nz = widen(q[i]) != ReduceCompute<T>{};
       if (nz == any) return static_cast<int>(any);
     }
     return static_cast<int>(!any);
@@ -201,7 +201,7 @@ void any_or_all(bool any, const T* p, bool* out, std::int64_t outer, std::int64_
 // First occurrence; a NaN counts as the extreme (jnp.argmax / argmin).
 template <class T>
 void arg_extreme(bool is_max, const T* p, std::int32_t* out, std::int64_t outer, std::int64_t r) {
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   detail::parallel_ranges(outer, outer * r, std::max<std::int64_t>(1, detail::kParallelThreshold / std::max<std::int64_t>(r, 1)),
                           [&](std::int64_t b, std::int64_t e) {
                             for (std::int64_t row = b; row < e; ++row) {

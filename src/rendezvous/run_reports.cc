@@ -94,7 +94,9 @@ std::vector<DeviceContext*> peers_of(const DeviceContext& ctx,
 template <class Key>
 std::vector<std::pair<Key, std::vector<int>>> group_by(const std::vector<std::pair<Key, int>>& items) {
   std::vector<std::pair<Key, std::vector<int>>> groups;
-  for (const auto& [key, id] : items) {
+  for (const auto& item : items) {
+    const Key& key = item.first;
+    int id = item.second;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) {
       groups.push_back({key, {id}});

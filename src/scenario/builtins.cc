@@ -161,7 +161,7 @@ Value ctor_tuple(NativeCall& c, CallArgs& a) {
   return Value::tuple(c.interp.iterate(c.st, args[0]));
 }
 
-void dict_update(NativeCall& c, PyDict& map, const Value& src) {
+void update_dict_from(NativeCall& c, PyDict& map, const Value& src) {
   if (src.is(Kind::kDict)) {
     Interpreter::HeapGuard g(c.interp, c.st, src.object());
     src.as<DictObject>().map.for_each([&](const Value& k, const Value& v) { map.set(k, v); });
@@ -180,7 +180,7 @@ Value ctor_dict(NativeCall& c, CallArgs& a) {
   if (a.pos.size() > 1) raise_type_error("dict expected at most 1 argument, got " + std::to_string(a.pos.size()));
   Value d = make_dict(c.st.token);
   auto& map = d.as<DictObject>().map;
-  if (!a.pos.empty()) dict_update(c, map, a.pos[0]);
+  if (!a.pos.empty()) update_dict_from(c, map, a.pos[0]);
   for (auto& [k, v] : a.kw) map.set(Value::str(k), v);
   return d;
 }

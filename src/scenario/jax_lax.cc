@@ -27,8 +27,6 @@ namespace spmd::scenario {
 
 namespace {
 
-Value wrap(Array a) { return Value::array(std::move(a)); }
-
 // ============================================================================
 // collectives
 
@@ -68,7 +66,7 @@ Value lax_reduction(NativeCall& c, CallArgs& a) {
       case 2: r = pmax(std::span<const Array>(arrays), axes, groups, loc); break;
       default: r = pmin(std::span<const Array>(arrays), axes, groups, loc); break;
     }
-    for (std::size_t k = 0; k < positions.size(); ++k) out[positions[k]] = wrap(r[k]);
+    for (std::size_t k = 0; k < positions.size(); ++k) out[positions[k]] = Value::array(r[k]);
   } else if (leaves.empty()) {
     // An empty tree still must meet the others at the rendezvous: nothing to do, as in JAX.
   }
@@ -80,7 +78,7 @@ Value per_leaf(NativeCall& c, const Value& tree, F&& f) {
   std::vector<Value> leaves;
   TreeDef t = tree_flatten(c.interp, c.st, tree, leaves);
   std::vector<Value> out;
-  for (const auto& v : leaves) out.push_back(wrap(f(to_array(c.st, v))));
+  for (const auto& v : leaves) out.push_back(Value::array(f(to_array(c.st, v))));
   return tree_unflatten(c.st, t, out);
 }
 
@@ -146,7 +144,7 @@ Value lax_pshuffle(NativeCall& c, CallArgs& a) {
 
 Value lax_axis_index(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"axis_name"}, 1);
-  return wrap(axis_index(to_axis_set(args[0], c.name), c.loc()));
+  return Value::array(axis_index(to_axis_set(args[0], c.name), c.loc()));
 }
 
 Value lax_axis_size(NativeCall& c, CallArgs& a) {
@@ -247,7 +245,7 @@ Value lax_fori_loop(NativeCall& c, CallArgs& a) {
   Value val = args[3];
   for (std::int64_t i = lower; i < upper; ++i) {
     count_steps();
-    Value next = call_with(c, args[2], {wrap(Array::scalar_int(i, t)), val});
+    Value next = call_with(c, args[2], {Value::array(Array::scalar_int(i, t)), val});
     check_carry(c, "lax.fori_loop: body_fun input and output", val, next);
     val = std::move(next);
   }
@@ -332,7 +330,7 @@ Value lax_scan(NativeCall& c, CallArgs& a) {
     for (std::size_t j = 0; j < yt->num_leaves; ++j) {
       std::vector<Array> parts;
       for (auto& step : ys) parts.push_back(to_array(c.st, step.at(j)));
-      out.push_back(wrap(stack(parts, 0)));
+      out.push_back(Value::array(stack(parts, 0)));
     }
     stacked = tree_unflatten(c.st, *yt, out);
   }
@@ -363,7 +361,7 @@ Value lax_map(NativeCall& c, CallArgs& a) {
   for (std::size_t j = 0; j < yt->num_leaves; ++j) {
     std::vector<Array> parts;
     for (auto& y : ys) parts.push_back(to_array(c.st, y.at(j)));
-    out.push_back(wrap(stack(parts, 0)));
+    out.push_back(Value::array(stack(parts, 0)));
   }
   return tree_unflatten(c.st, *yt, out);
 }
@@ -373,12 +371,12 @@ Value lax_map(NativeCall& c, CallArgs& a) {
 
 Value lax_unary(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
-  return wrap(unary(static_cast<UnaryOp>(c.data.as_int()), to_array(c.st, args[0])));
+  return Value::array(unary(static_cast<UnaryOp>(c.data.as_int()), to_array(c.st, args[0])));
 }
 
 Value lax_binary(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x", "y"}, 2);
-  return wrap(binary(static_cast<BinaryOp>(c.data.as_int()), to_array(c.st, args[0]), to_array(c.st, args[1])));
+  return Value::array(binary(static_cast<BinaryOp>(c.data.as_int()), to_array(c.st, args[0]), to_array(c.st, args[1])));
 }
 
 Value lax_identity(NativeCall& c, CallArgs& a) {
@@ -388,23 +386,23 @@ Value lax_identity(NativeCall& c, CallArgs& a) {
 
 Value lax_select(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"pred", "on_true", "on_false"}, 3);
-  return wrap(where(to_array(c.st, args[0]), to_array(c.st, args[1]), to_array(c.st, args[2])));
+  return Value::array(where(to_array(c.st, args[0]), to_array(c.st, args[1]), to_array(c.st, args[2])));
 }
 
 Value lax_integer_pow(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x", "y"}, 2);
   Array x = to_array(c.st, args[0]);
-  return wrap(binary(BinaryOp::kPower, x, astype(Array::scalar_int(to_int(c.st, args[1], "y"), kDefaultInt), x.dtype())));
+  return Value::array(binary(BinaryOp::kPower, x, astype(Array::scalar_int(to_int(c.st, args[1], "y"), kDefaultInt), x.dtype())));
 }
 
 Value lax_convert(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"operand", "new_dtype"}, 2);
-  return wrap(astype(to_array(c.st, args[0]), to_dtype(args[1])));
+  return Value::array(astype(to_array(c.st, args[0]), to_dtype(args[1])));
 }
 
 Value lax_iota(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"dtype", "size"}, 2);
-  return wrap(arange(0, static_cast<double>(to_int(c.st, args[1], "size")), 1, to_dtype(args[0])));
+  return Value::array(arange(0, static_cast<double>(to_int(c.st, args[1], "size")), 1, to_dtype(args[0])));
 }
 
 std::vector<std::int64_t> starts_of(NativeCall& c, const Value& v) {
@@ -441,7 +439,7 @@ std::vector<IndexItem> window(const Array& x, const std::vector<std::int64_t>& s
 Value lax_dynamic_slice(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"operand", "start_indices", "slice_sizes"}, 3);
   Array x = to_array(c.st, args[0]);
-  return wrap(index(x, window(x, starts_of(c, args[1]), to_shape(c.st, args[2], "dynamic_slice"))));
+  return Value::array(index(x, window(x, starts_of(c, args[1]), to_shape(c.st, args[2], "dynamic_slice"))));
 }
 
 Value lax_dynamic_update_slice(NativeCall& c, CallArgs& a) {
@@ -449,7 +447,7 @@ Value lax_dynamic_update_slice(NativeCall& c, CallArgs& a) {
   Array x = to_array(c.st, args[0]);
   Array u = to_array(c.st, args[1]);
   if (u.dtype() != x.dtype()) u = astype(u, x.dtype());
-  return wrap(index_update(x, window(x, starts_of(c, args[2]), u.shape()), u, UpdateMode::kSet));
+  return Value::array(index_update(x, window(x, starts_of(c, args[2]), u.shape()), u, UpdateMode::kSet));
 }
 
 Value lax_dynamic_slice_in_dim(NativeCall& c, CallArgs& a) {
@@ -460,7 +458,7 @@ Value lax_dynamic_slice_in_dim(NativeCall& c, CallArgs& a) {
   starts[static_cast<std::size_t>(axis)] = starts_of(c, Value::tuple({args[1]}))[0];
   Shape sizes = x.shape();
   sizes[static_cast<std::size_t>(axis)] = to_int(c.st, args[2], "slice_size");
-  return wrap(index(x, window(x, starts, sizes)));
+  return Value::array(index(x, window(x, starts, sizes)));
 }
 
 Value lax_dynamic_index_in_dim(NativeCall& c, CallArgs& a) {
@@ -473,7 +471,7 @@ Value lax_dynamic_index_in_dim(NativeCall& c, CallArgs& a) {
   sizes[static_cast<std::size_t>(axis)] = 1;
   Array r = index(x, window(x, starts, sizes));
   bool keepdims = !args.given(3) || c.interp.truthy(c.st, args[3]);
-  return wrap(keepdims ? r : squeeze(r, {axis}));
+  return Value::array(keepdims ? r : squeeze(r, {axis}));
 }
 
 }  // namespace

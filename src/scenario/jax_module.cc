@@ -23,13 +23,13 @@
 
 namespace spmd::scenario {
 
-namespace {
-
 std::shared_ptr<ModuleObject> new_module(const std::string& name) { return std::make_shared<ModuleObject>(name); }
 
-void add_fn(ModuleObject& m, const std::string& name, NativeFn fn, Value data = {}) {
+void add_fn(ModuleObject& m, const std::string& name, NativeFn fn, Value data) {
   m.set(name, make_native(m.name + "." + name, fn, Value(), std::move(data)));
 }
+
+namespace {
 
 Value module_value(std::shared_ptr<ModuleObject> m) { return Value::object(Kind::kModule, std::move(m)); }
 

@@ -14,8 +14,6 @@ namespace spmd::scenario {
 
 namespace {
 
-Value wrap(Array a) { return Value::array(std::move(a)); }
-
 Array float_array(NativeCall& c, const Value& v) {
   Array x = to_array(c.st, v);
   return is_floating(x.dtype()) ? x : astype(x, kDefaultFloat);
@@ -26,24 +24,24 @@ Array weak(double d) { return Array::scalar(d, kDefaultFloat, true); }
 Value nn_relu(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
   Array x = to_array(c.st, args[0]);
-  return wrap(binary(BinaryOp::kMaximum, x, astype(Array::scalar_int(0, kDefaultInt), x.dtype()).with_weak_type(true)));
+  return Value::array(binary(BinaryOp::kMaximum, x, astype(Array::scalar_int(0, kDefaultInt), x.dtype()).with_weak_type(true)));
 }
 
 Value nn_relu6(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
   Array x = float_array(c, args[0]);
-  return wrap(clip(x, weak(0.0), weak(6.0)));
+  return Value::array(clip(x, weak(0.0), weak(6.0)));
 }
 
 Value nn_sigmoid(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
-  return wrap(unary(UnaryOp::kLogistic, float_array(c, args[0])));
+  return Value::array(unary(UnaryOp::kLogistic, float_array(c, args[0])));
 }
 
 Value nn_silu(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
   Array x = float_array(c, args[0]);
-  return wrap(binary(BinaryOp::kMultiply, x, unary(UnaryOp::kLogistic, x)));
+  return Value::array(binary(BinaryOp::kMultiply, x, unary(UnaryOp::kLogistic, x)));
 }
 
 Value nn_softplus(NativeCall& c, CallArgs& a) {
@@ -51,7 +49,7 @@ Value nn_softplus(NativeCall& c, CallArgs& a) {
   Array x = float_array(c, args[0]);
   // log1p(exp(-|x|)) + max(x, 0)
   Array t = unary(UnaryOp::kLog1p, unary(UnaryOp::kExp, unary(UnaryOp::kNegative, unary(UnaryOp::kAbs, x))));
-  return wrap(binary(BinaryOp::kAdd, t, binary(BinaryOp::kMaximum, x, weak(0.0))));
+  return Value::array(binary(BinaryOp::kAdd, t, binary(BinaryOp::kMaximum, x, weak(0.0))));
 }
 
 Value nn_gelu(NativeCall& c, CallArgs& a) {
@@ -62,21 +60,21 @@ Value nn_gelu(NativeCall& c, CallArgs& a) {
   Array inner = binary(BinaryOp::kMultiply, weak(std::sqrt(2.0 / M_PI)),
                        binary(BinaryOp::kAdd, x, binary(BinaryOp::kMultiply, weak(0.044715), x3)));
   Array t = binary(BinaryOp::kAdd, weak(1.0), unary(UnaryOp::kTanh, inner));
-  return wrap(binary(BinaryOp::kMultiply, binary(BinaryOp::kMultiply, weak(0.5), x), t));
+  return Value::array(binary(BinaryOp::kMultiply, binary(BinaryOp::kMultiply, weak(0.5), x), t));
 }
 
 Value nn_leaky_relu(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x", "negative_slope"}, 1);
   Array x = float_array(c, args[0]);
   double slope = args.has(1) ? to_float(c.st, args[1], "negative_slope") : 0.01;
-  return wrap(where(binary(BinaryOp::kGreaterEqual, x, weak(0.0)), x, binary(BinaryOp::kMultiply, x, weak(slope))));
+  return Value::array(where(binary(BinaryOp::kGreaterEqual, x, weak(0.0)), x, binary(BinaryOp::kMultiply, x, weak(slope))));
 }
 
 Value nn_elu(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x", "alpha"}, 1);
   Array x = float_array(c, args[0]);
   double alpha = args.has(1) ? to_float(c.st, args[1], "alpha") : 1.0;
-  return wrap(where(binary(BinaryOp::kGreater, x, weak(0.0)), x,
+  return Value::array(where(binary(BinaryOp::kGreater, x, weak(0.0)), x,
                     binary(BinaryOp::kMultiply, weak(alpha), unary(UnaryOp::kExpm1, x))));
 }
 
@@ -106,14 +104,14 @@ Value nn_softmax(NativeCall& c, CallArgs& a) {
   auto axes = args.given(1) && args[1].is_none() ? std::nullopt : std::optional<std::vector<int>>(axes_arg(c, args[1]));
   Array m = reduce(ReduceOp::kMax, x, axes, true);
   Array e = unary(UnaryOp::kExp, binary(BinaryOp::kSubtract, x, m));
-  return wrap(binary(BinaryOp::kDivide, e, reduce(ReduceOp::kSum, e, axes, true)));
+  return Value::array(binary(BinaryOp::kDivide, e, reduce(ReduceOp::kSum, e, axes, true)));
 }
 
 Value nn_log_softmax(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x", "axis", "where", "initial"}, 1);
   Array x = float_array(c, args[0]);
   auto axes = args.given(1) && args[1].is_none() ? std::nullopt : std::optional<std::vector<int>>(axes_arg(c, args[1]));
-  return wrap(binary(BinaryOp::kSubtract, x, logsumexp_impl(x, axes, true)));
+  return Value::array(binary(BinaryOp::kSubtract, x, logsumexp_impl(x, axes, true)));
 }
 
 Value nn_logsumexp(NativeCall& c, CallArgs& a) {
@@ -121,7 +119,7 @@ Value nn_logsumexp(NativeCall& c, CallArgs& a) {
   Array x = float_array(c, args[0]);
   auto axes = to_axes(c.st, args[1], c.name);
   bool keepdims = args.given(3) && c.interp.truthy(c.st, args[3]);
-  return wrap(logsumexp_impl(x, axes, keepdims));
+  return Value::array(logsumexp_impl(x, axes, keepdims));
 }
 
 Value nn_one_hot(NativeCall& c, CallArgs& a) {
@@ -137,12 +135,12 @@ Value nn_one_hot(NativeCall& c, CallArgs& a) {
   int rank = r.ndim();
   if (axis < 0) axis += rank;
   if (axis != rank - 1) r = moveaxis(r, rank - 1, axis);
-  return wrap(r);
+  return Value::array(r);
 }
 
 Value nn_tanh(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
-  return wrap(unary(UnaryOp::kTanh, float_array(c, args[0])));
+  return Value::array(unary(UnaryOp::kTanh, float_array(c, args[0])));
 }
 
 }  // namespace

@@ -24,8 +24,6 @@ namespace spmd::scenario {
 namespace {
 
 Array arr(NativeCall& c, const Value& v) { return to_array(c.st, v); }
-Value wrap(Array a) { return Value::array(std::move(a)); }
-
 bool is_python_float(const Value& v) {
   return v.is(Kind::kFloat) || (v.is(Kind::kArray) && is_floating(v.as_array().dtype()));
 }
@@ -43,12 +41,12 @@ Value np_array(NativeCall& c, CallArgs& a) {
     std::int64_t ndmin = to_int(c.st, args[4], "ndmin");
     while (x.ndim() < ndmin) x = expand_dims(x, 0);
   }
-  return wrap(std::move(x));
+  return Value::array(std::move(x));
 }
 
 Value np_asarray(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "dtype", "order", "copy"}, 1);
-  return wrap(to_array(c.st, args[0], to_optional_dtype(args[1])));
+  return Value::array(to_array(c.st, args[0], to_optional_dtype(args[1])));
 }
 
 Value np_fill(NativeCall& c, CallArgs& a) {
@@ -56,7 +54,7 @@ Value np_fill(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"shape", "dtype", "device"}, 1);
   Shape s = to_shape(c.st, args[0], c.name);
   DType t = to_optional_dtype(args[1]).value_or(kDefaultFloat);
-  return wrap(c.data.as_int() == 1 ? ones(s, t) : zeros(s, t));
+  return Value::array(c.data.as_int() == 1 ? ones(s, t) : zeros(s, t));
 }
 
 Value np_full(NativeCall& c, CallArgs& a) {
@@ -65,7 +63,7 @@ Value np_full(NativeCall& c, CallArgs& a) {
   std::optional<DType> t = to_optional_dtype(args[2]);
   Array v = to_array(c.st, args[1], t);
   if (!t && v.weak_type()) v = v.with_weak_type(false);
-  return wrap(broadcast_to(v, s));
+  return Value::array(broadcast_to(v, s));
 }
 
 Value np_fill_like(NativeCall& c, CallArgs& a) {
@@ -73,7 +71,7 @@ Value np_fill_like(NativeCall& c, CallArgs& a) {
   Array x = arr(c, args[0]);
   DType t = to_optional_dtype(args[1]).value_or(x.dtype());
   Shape s = args.has(2) ? to_shape(c.st, args[2], c.name) : x.shape();
-  return wrap(c.data.as_int() == 1 ? ones(s, t) : zeros(s, t));
+  return Value::array(c.data.as_int() == 1 ? ones(s, t) : zeros(s, t));
 }
 
 Value np_full_like(NativeCall& c, CallArgs& a) {
@@ -81,7 +79,7 @@ Value np_full_like(NativeCall& c, CallArgs& a) {
   Array x = arr(c, args[0]);
   DType t = to_optional_dtype(args[2]).value_or(x.dtype());
   Shape s = args.has(3) ? to_shape(c.st, args[3], c.name) : x.shape();
-  return wrap(broadcast_to(to_array(c.st, args[1], t), s));
+  return Value::array(broadcast_to(to_array(c.st, args[1], t), s));
 }
 
 double static_number(NativeCall& c, const Value& v, const char* what) {
@@ -107,7 +105,7 @@ Value np_arange(NativeCall& c, CallArgs& a) {
     stop = static_number(c, args[1], "stop");
   }
   if (args.has(2)) step = static_number(c, args[2], "step");
-  return wrap(arange(start, stop, step, t));
+  return Value::array(arange(start, stop, step, t));
 }
 
 Value np_linspace(NativeCall& c, CallArgs& a) {
@@ -115,7 +113,7 @@ Value np_linspace(NativeCall& c, CallArgs& a) {
   std::int64_t num = args.has(2) ? to_int(c.st, args[2], "linspace num") : 50;
   bool endpoint = !args.given(3) || c.interp.truthy(c.st, args[3]);
   DType t = to_optional_dtype(args[5]).value_or(kDefaultFloat);
-  return wrap(linspace(static_number(c, args[0], "start"), static_number(c, args[1], "stop"), num, endpoint, t));
+  return Value::array(linspace(static_number(c, args[0], "start"), static_number(c, args[1], "stop"), num, endpoint, t));
 }
 
 Value np_eye(NativeCall& c, CallArgs& a) {
@@ -123,50 +121,50 @@ Value np_eye(NativeCall& c, CallArgs& a) {
   std::int64_t n = to_int(c.st, args[0], "eye N");
   std::int64_t m = args.has(1) ? to_int(c.st, args[1], "eye M") : -1;
   if (args.has(2) && to_int(c.st, args[2], "eye k") != 0) raise_not_implemented("jnp.eye(k != 0)", "use jnp.roll on jnp.eye");
-  return wrap(eye(n, m, to_optional_dtype(args[3]).value_or(kDefaultFloat)));
+  return Value::array(eye(n, m, to_optional_dtype(args[3]).value_or(kDefaultFloat)));
 }
 
 Value np_identity(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"n", "dtype"}, 1);
-  return wrap(eye(to_int(c.st, args[0], "identity n"), -1, to_optional_dtype(args[1]).value_or(kDefaultFloat)));
+  return Value::array(eye(to_int(c.st, args[0], "identity n"), -1, to_optional_dtype(args[1]).value_or(kDefaultFloat)));
 }
 
 Value np_copy(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "order"}, 1);
-  return wrap(copy(arr(c, args[0])));
+  return Value::array(copy(arr(c, args[0])));
 }
 
 // --- elementwise ---------------------------------------------------------------------
 
 Value np_unary(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
-  return wrap(unary(static_cast<UnaryOp>(c.data.as_int()), arr(c, args[0])));
+  return Value::array(unary(static_cast<UnaryOp>(c.data.as_int()), arr(c, args[0])));
 }
 
 Value np_binary(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x1", "x2"}, 2);
-  return wrap(binary(static_cast<BinaryOp>(c.data.as_int()), arr(c, args[0]), arr(c, args[1])));
+  return Value::array(binary(static_cast<BinaryOp>(c.data.as_int()), arr(c, args[0]), arr(c, args[1])));
 }
 
 Value np_log_base(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
   Array x = arr(c, args[0]);
   double base = c.data.as_float();
-  return wrap(binary(BinaryOp::kDivide, unary(UnaryOp::kLog, x), Array::scalar(std::log(base), kDefaultFloat, true)));
+  return Value::array(binary(BinaryOp::kDivide, unary(UnaryOp::kLog, x), Array::scalar(std::log(base), kDefaultFloat, true)));
 }
 
 Value np_exp2(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x"}, 1);
-  return wrap(binary(BinaryOp::kPower, Array::scalar(2.0, kDefaultFloat, true), arr(c, args[0])));
+  return Value::array(binary(BinaryOp::kPower, Array::scalar(2.0, kDefaultFloat, true), arr(c, args[0])));
 }
 
 Value np_round(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "decimals"}, 1);
   Array x = arr(c, args[0]);
   std::int64_t d = args.has(1) ? to_int(c.st, args[1], "decimals") : 0;
-  if (d == 0) return wrap(unary(UnaryOp::kRound, x));
+  if (d == 0) return Value::array(unary(UnaryOp::kRound, x));
   Array scale = Array::scalar(std::pow(10.0, static_cast<double>(d)), kDefaultFloat, true);
-  return wrap(binary(BinaryOp::kDivide, unary(UnaryOp::kRound, binary(BinaryOp::kMultiply, x, scale)), scale));
+  return Value::array(binary(BinaryOp::kDivide, unary(UnaryOp::kRound, binary(BinaryOp::kMultiply, x, scale)), scale));
 }
 
 Value np_where(NativeCall& c, CallArgs& a) {
@@ -175,7 +173,7 @@ Value np_where(NativeCall& c, CallArgs& a) {
     raise_not_implemented("jnp.where(condition) with one argument (its result shape depends on the data)",
                           "use the three-argument form jnp.where(condition, x, y)");
   }
-  return wrap(where(arr(c, args[0]), arr(c, args[1]), arr(c, args[2])));
+  return Value::array(where(arr(c, args[0]), arr(c, args[1]), arr(c, args[2])));
 }
 
 Value np_clip(NativeCall& c, CallArgs& a) {
@@ -185,12 +183,12 @@ Value np_clip(NativeCall& c, CallArgs& a) {
   const Value& hi = args.has(2) ? args[2] : args[4];
   Array l = lo.is_undefined() || lo.is_none() ? Array() : arr(c, lo);
   Array h = hi.is_undefined() || hi.is_none() ? Array() : arr(c, hi);
-  return wrap(clip(x, l, h));
+  return Value::array(clip(x, l, h));
 }
 
 Value np_astype(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"x", "dtype", "copy"}, 2);
-  return wrap(astype(arr(c, args[0]), to_dtype(args[1])));
+  return Value::array(astype(arr(c, args[0]), to_dtype(args[1])));
 }
 
 Value np_isclose_impl(NativeCall& c, CallArgs& a, bool all) {
@@ -203,8 +201,8 @@ Value np_isclose_impl(NativeCall& c, CallArgs& a, bool all) {
   Array tol = binary(BinaryOp::kAdd, Array::scalar(atol, kDefaultFloat, true),
                      binary(BinaryOp::kMultiply, Array::scalar(rtol, kDefaultFloat, true), unary(UnaryOp::kAbs, y)));
   Array close = binary(BinaryOp::kLessEqual, diff, tol);
-  if (all) return wrap(reduce(ReduceOp::kAll, close));
-  return wrap(close);
+  if (all) return Value::array(reduce(ReduceOp::kAll, close));
+  return Value::array(close);
 }
 
 Value np_isclose(NativeCall& c, CallArgs& a) { return np_isclose_impl(c, a, false); }
@@ -214,8 +212,8 @@ Value np_array_equal(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a1", "a2", "equal_nan"}, 2);
   Array x = arr(c, args[0]);
   Array y = arr(c, args[1]);
-  if (x.shape() != y.shape()) return wrap(Array::scalar_int(0, DType::kBool));
-  return wrap(reduce(ReduceOp::kAll, binary(BinaryOp::kEqual, x, y)));
+  if (x.shape() != y.shape()) return Value::array(Array::scalar_int(0, DType::kBool));
+  return Value::array(reduce(ReduceOp::kAll, binary(BinaryOp::kEqual, x, y)));
 }
 
 // --- reductions -------------------------------------------------------------------------
@@ -247,7 +245,7 @@ Value np_reduce(NativeCall& c, CallArgs& a) {
       r = op == ReduceOp::kVar ? var : unary(UnaryOp::kSqrt, var);
     }
   }
-  return wrap(std::move(r));
+  return Value::array(std::move(r));
 }
 
 Value np_cumulative(NativeCall& c, CallArgs& a) {
@@ -255,14 +253,14 @@ Value np_cumulative(NativeCall& c, CallArgs& a) {
   Array x = arr(c, args[0]);
   if (auto t = to_optional_dtype(args[2])) x = astype(x, *t);
   std::optional<int> axis = to_optional_axis(c.st, args[1], c.name);
-  return wrap(c.data.as_int() == 0 ? cumsum(x, axis) : cumprod(x, axis));
+  return Value::array(c.data.as_int() == 0 ? cumsum(x, axis) : cumprod(x, axis));
 }
 
 Value np_count_nonzero(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "axis", "keepdims"}, 1);
   Array x = arr(c, args[0]);
   Array nz = binary(BinaryOp::kNotEqual, x, Array::scalar_int(0, kDefaultInt, true));
-  return wrap(reduce(ReduceOp::kSum, nz, to_axes(c.st, args[1], c.name), args.given(2) && c.interp.truthy(c.st, args[2])));
+  return Value::array(reduce(ReduceOp::kSum, nz, to_axes(c.st, args[1], c.name), args.given(2) && c.interp.truthy(c.st, args[2])));
 }
 
 // --- shapes ------------------------------------------------------------------------------
@@ -271,7 +269,7 @@ Value np_reshape(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "newshape", "order", "shape"}, 1);
   const Value& s = args.given(1) ? args[1] : args[3];
   if (s.is_undefined()) raise_type_error("reshape() missing 1 required positional argument: 'shape'");
-  return wrap(reshape(arr(c, args[0]), to_shape(c.st, s, "reshape")));
+  return Value::array(reshape(arr(c, args[0]), to_shape(c.st, s, "reshape")));
 }
 
 Value np_transpose(NativeCall& c, CallArgs& a) {
@@ -281,18 +279,18 @@ Value np_transpose(NativeCall& c, CallArgs& a) {
     std::vector<int> axes_list = *to_axes(c.st, args[1], "transpose");
     for (int ax : axes_list) perm.push_back(ax);
   }
-  return wrap(transpose(arr(c, args[0]), perm));
+  return Value::array(transpose(arr(c, args[0]), perm));
 }
 
 Value np_swapaxes(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "axis1", "axis2"}, 3);
-  return wrap(swapaxes(arr(c, args[0]), static_cast<int>(to_int(c.st, args[1], "axis1")),
+  return Value::array(swapaxes(arr(c, args[0]), static_cast<int>(to_int(c.st, args[1], "axis1")),
                        static_cast<int>(to_int(c.st, args[2], "axis2"))));
 }
 
 Value np_moveaxis(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "source", "destination"}, 3);
-  return wrap(moveaxis(arr(c, args[0]), static_cast<int>(to_int(c.st, args[1], "source")),
+  return Value::array(moveaxis(arr(c, args[0]), static_cast<int>(to_int(c.st, args[1], "source")),
                        static_cast<int>(to_int(c.st, args[2], "destination"))));
 }
 
@@ -306,24 +304,24 @@ Value np_expand_dims(NativeCall& c, CallArgs& a) {
   }
   std::sort(axes.begin(), axes.end());
   for (int ax : axes) x = expand_dims(x, ax);
-  return wrap(std::move(x));
+  return Value::array(std::move(x));
 }
 
 Value np_squeeze(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "axis"}, 1);
   std::vector<int> axes;
   if (args.has(1)) axes = *to_axes(c.st, args[1], "squeeze");
-  return wrap(squeeze(arr(c, args[0]), axes));
+  return Value::array(squeeze(arr(c, args[0]), axes));
 }
 
 Value np_ravel(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "order"}, 1);
-  return wrap(ravel(arr(c, args[0])));
+  return Value::array(ravel(arr(c, args[0])));
 }
 
 Value np_broadcast_to(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"array", "shape"}, 2);
-  return wrap(broadcast_to(arr(c, args[0]), to_shape(c.st, args[1], "broadcast_to")));
+  return Value::array(broadcast_to(arr(c, args[0]), to_shape(c.st, args[1], "broadcast_to")));
 }
 
 std::vector<Array> array_list(NativeCall& c, const Value& v) {
@@ -351,10 +349,10 @@ Value np_concatenate(NativeCall& c, CallArgs& a) {
   if (xs.empty()) raise_value_error("need at least one array to concatenate");
   if (args.given(1) && args[1].is_none()) {
     for (auto& x : xs) x = ravel(x);
-    return wrap(concatenate(xs, 0));
+    return Value::array(concatenate(xs, 0));
   }
   int axis = args.has(1) ? static_cast<int>(to_int(c.st, args[1], "axis")) : 0;
-  return wrap(concatenate(xs, axis));
+  return Value::array(concatenate(xs, axis));
 }
 
 Value np_stack(NativeCall& c, CallArgs& a) {
@@ -362,7 +360,7 @@ Value np_stack(NativeCall& c, CallArgs& a) {
   std::vector<Array> xs = array_list(c, args[0]);
   if (xs.empty()) raise_value_error("need at least one array to stack");
   int axis = args.has(1) ? static_cast<int>(to_int(c.st, args[1], "axis")) : 0;
-  return wrap(stack(xs, axis));
+  return Value::array(stack(xs, axis));
 }
 
 Value np_hvstack(NativeCall& c, CallArgs& a) {
@@ -374,7 +372,7 @@ Value np_hvstack(NativeCall& c, CallArgs& a) {
     if (x.ndim() == 0) x = reshape(x, {1});
     if (v && x.ndim() == 1) x = reshape(x, {1, x.shape()[0]});
   }
-  return wrap(concatenate(xs, v ? 0 : (xs[0].ndim() == 1 ? 0 : 1)));
+  return Value::array(concatenate(xs, v ? 0 : (xs[0].ndim() == 1 ? 0 : 1)));
 }
 
 Value np_split(NativeCall& c, CallArgs& a) {
@@ -383,7 +381,7 @@ Value np_split(NativeCall& c, CallArgs& a) {
   int axis = args.has(2) ? static_cast<int>(to_int(c.st, args[2], "axis")) : 0;
   std::vector<Value> out;
   if (args[1].is_int_like()) {
-    for (auto& p : split(x, args[1].as_int(), axis)) out.push_back(wrap(p));
+    for (auto& p : split(x, args[1].as_int(), axis)) out.push_back(Value::array(p));
     return Value::list(std::move(out), c.st.token);
   }
   int ax = norm_axis(x, axis, "split");
@@ -395,7 +393,7 @@ Value np_split(NativeCall& c, CallArgs& a) {
   for (std::int64_t cut : cuts) {
     std::vector<IndexItem> items(static_cast<std::size_t>(ax), IndexItem::slice());
     items.push_back(IndexItem::slice(prev, std::max(prev, std::min(cut, dim))));
-    out.push_back(wrap(index(x, items)));
+    out.push_back(Value::array(index(x, items)));
     prev = std::max(prev, std::min(cut, dim));
   }
   return Value::list(std::move(out), c.st.token);
@@ -404,23 +402,23 @@ Value np_split(NativeCall& c, CallArgs& a) {
 Value np_flip(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"m", "axis"}, 1);
   Array x = arr(c, args[0]);
-  if (!c.data.is_undefined()) return wrap(flip(x, static_cast<int>(c.data.as_int())));
+  if (!c.data.is_undefined()) return Value::array(flip(x, static_cast<int>(c.data.as_int())));
   if (args.has(1) && (args[1].is(Kind::kTuple) || args[1].is(Kind::kList))) {
     std::vector<int> axes_list = *to_axes(c.st, args[1], "flip");
     for (int ax : axes_list) x = flip(x, ax);
-    return wrap(std::move(x));
+    return Value::array(std::move(x));
   }
-  return wrap(flip(x, to_optional_axis(c.st, args[1], "flip")));
+  return Value::array(flip(x, to_optional_axis(c.st, args[1], "flip")));
 }
 
 Value np_tile(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"A", "reps"}, 2);
-  return wrap(tile(arr(c, args[0]), to_shape(c.st, args[1], "tile")));
+  return Value::array(tile(arr(c, args[0]), to_shape(c.st, args[1], "tile")));
 }
 
 Value np_repeat(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "repeats", "axis", "total_repeat_length"}, 2);
-  return wrap(repeat(arr(c, args[0]), to_int(c.st, args[1], "repeats"), to_optional_axis(c.st, args[2], "repeat")));
+  return Value::array(repeat(arr(c, args[0]), to_int(c.st, args[1], "repeats"), to_optional_axis(c.st, args[2], "repeat")));
 }
 
 Value np_roll(NativeCall& c, CallArgs& a) {
@@ -431,14 +429,14 @@ Value np_roll(NativeCall& c, CallArgs& a) {
     auto axes = *to_axes(c.st, args[2], "roll");
     if (shifts.size() != axes.size()) raise_value_error("roll: shift and axis must have the same length");
     for (std::size_t i = 0; i < shifts.size(); ++i) x = roll(x, to_int(c.st, shifts[i], "roll shift"), axes[i]);
-    return wrap(std::move(x));
+    return Value::array(std::move(x));
   }
-  return wrap(roll(x, to_int(c.st, args[1], "roll shift"), to_optional_axis(c.st, args[2], "roll")));
+  return Value::array(roll(x, to_int(c.st, args[1], "roll shift"), to_optional_axis(c.st, args[2], "roll")));
 }
 
 Value np_take(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"a", "indices", "axis", "out", "mode", "fill_value"}, 2);
-  return wrap(take(arr(c, args[0]), arr(c, args[1]), to_optional_axis(c.st, args[2], "take")));
+  return Value::array(take(arr(c, args[0]), arr(c, args[1]), to_optional_axis(c.st, args[2], "take")));
 }
 
 Value np_pad(NativeCall& c, CallArgs& a) {
@@ -469,7 +467,7 @@ Value np_pad(NativeCall& c, CallArgs& a) {
     se[static_cast<std::size_t>(ax)] = e;
     x = concatenate({full(sb, fill, x.dtype()), x, full(se, fill, x.dtype())}, ax);
   }
-  return wrap(std::move(x));
+  return Value::array(std::move(x));
 }
 
 // --- linear algebra -------------------------------------------------------------------------
@@ -479,10 +477,10 @@ Value np_dot(NativeCall& c, CallArgs& a) {
   int which = static_cast<int>(c.data.as_int());
   Array x = arr(c, args[0]);
   Array y = arr(c, args[1]);
-  if (which == 0) return wrap(dot(x, y));
-  if (which == 1) return wrap(matmul(x, y));
-  if (which == 2) return wrap(outer(x, y));
-  return wrap(dot(ravel(x), ravel(y)));  // vdot
+  if (which == 0) return Value::array(dot(x, y));
+  if (which == 1) return Value::array(matmul(x, y));
+  if (which == 2) return Value::array(outer(x, y));
+  return Value::array(dot(ravel(x), ravel(y)));  // vdot
 }
 
 Value np_norm(NativeCall& c, CallArgs& a) {
@@ -494,7 +492,7 @@ Value np_norm(NativeCall& c, CallArgs& a) {
   Array x = arr(c, args[0]);
   if (!is_floating(x.dtype())) x = astype(x, kDefaultFloat);
   Array sq = binary(BinaryOp::kMultiply, x, x);
-  return wrap(unary(UnaryOp::kSqrt, reduce(ReduceOp::kSum, sq, to_axes(c.st, args[2], "norm"),
+  return Value::array(unary(UnaryOp::kSqrt, reduce(ReduceOp::kSum, sq, to_axes(c.st, args[2], "norm"),
                                            args.given(3) && c.interp.truthy(c.st, args[3]))));
 }
 
@@ -608,7 +606,7 @@ Value np_einsum(NativeCall& c, CallArgs& a) {
     result[static_cast<std::size_t>(o)] = acc;
   }
   if (t == DType::kBool) t = kDefaultInt;
-  return wrap(Array::from_doubles(result, out_shape, t));
+  return Value::array(Array::from_doubles(result, out_shape, t));
 }
 
 // --- sorting (by value, on the calling device) ------------------------------------------------
@@ -644,7 +642,7 @@ Value np_sort_impl(NativeCall& c, CallArgs& a, bool arg) {
   }
   Array result = arg ? Array::from_int64s(idx_out, moved.shape(), kDefaultInt)
                      : Array::from_doubles(val_out, moved.shape(), moved.dtype());
-  return wrap(moveaxis(result, -1, axis));
+  return Value::array(moveaxis(result, -1, axis));
 }
 
 Value np_sort(NativeCall& c, CallArgs& a) { return np_sort_impl(c, a, false); }
@@ -765,7 +763,7 @@ class AtIndexed : public CustomObject {
       Args args(c, a, {"indices_are_sorted", "unique_indices", "mode", "fill_value"}, 0);
       Array r = index(me.x_, items);
       if (take_idx.valid()) r = take(r, take_idx, take_axis);
-      return wrap(std::move(r));
+      return Value::array(std::move(r));
     }
     if (take_idx.valid()) {
       raise_not_implemented("x.at[...] updates with integer-array indices (scatter)",
@@ -775,18 +773,18 @@ class AtIndexed : public CustomObject {
     if (mode == "apply") {
       Array region = index(me.x_, items);
       CallArgs call_args;
-      call_args.pos.push_back(wrap(region));
+      call_args.pos.push_back(Value::array(region));
       Value r = c.interp.call(c.st, args[0], call_args, c.site);
       Array v = to_array(c.st, r);
       if (v.dtype() != me.x_.dtype()) v = astype(v, me.x_.dtype());
-      return wrap(index_update(me.x_, items, v, UpdateMode::kSet));
+      return Value::array(index_update(me.x_, items, v, UpdateMode::kSet));
     }
     Array v = to_array(c.st, args[0]);
     if (mode == "divide" || mode == "power") {
       Array region = index(me.x_, items);
       Array combined = binary(mode == "divide" ? BinaryOp::kDivide : BinaryOp::kPower, region, v);
       if (combined.dtype() != me.x_.dtype()) combined = astype(combined, me.x_.dtype());
-      return wrap(index_update(me.x_, items, combined, UpdateMode::kSet));
+      return Value::array(index_update(me.x_, items, combined, UpdateMode::kSet));
     }
     if (v.dtype() != me.x_.dtype()) v = astype(v, me.x_.dtype());
     UpdateMode m = mode == "set" ? UpdateMode::kSet
@@ -794,7 +792,7 @@ class AtIndexed : public CustomObject {
                    : (mode == "multiply" || mode == "mul") ? UpdateMode::kMultiply
                    : mode == "min" ? UpdateMode::kMin
                                    : UpdateMode::kMax;
-    return wrap(index_update(me.x_, items, v, m));
+    return Value::array(index_update(me.x_, items, v, m));
   }
 
   Array x_;
@@ -834,7 +832,7 @@ Value m_reshape(NativeCall& c, CallArgs& a) {
     if (pos.size() == 1) shape = pos[0];
     else shape = Value::tuple(pos);
   }
-  return wrap(reshape(c.self.as_array(), to_shape(c.st, shape, "reshape")));
+  return Value::array(reshape(c.self.as_array(), to_shape(c.st, shape, "reshape")));
 }
 
 Value m_transpose(NativeCall& c, CallArgs& a) {
@@ -845,7 +843,7 @@ Value m_transpose(NativeCall& c, CallArgs& a) {
   } else if (a.pos.size() > 1) {
     for (const auto& v : a.pos) perm.push_back(static_cast<int>(to_int(c.st, v, "transpose")));
   }
-  return wrap(transpose(c.self.as_array(), perm));
+  return Value::array(transpose(c.self.as_array(), perm));
 }
 
 Value m_item(NativeCall& c, CallArgs& a) {
@@ -908,8 +906,8 @@ bool array_attribute(Interpreter& interp, ExecState& st, const Value& self, cons
   if (name == "ndim") return out = Value::integer(x.ndim()), true;
   if (name == "size") return out = Value::integer(x.size()), true;
   if (name == "dtype") return out = Value::dtype(x.dtype()), true;
-  if (name == "T") return out = wrap(transpose(x)), true;
-  if (name == "mT") return out = wrap(swapaxes(x, -1, -2)), true;
+  if (name == "T") return out = Value::array(transpose(x)), true;
+  if (name == "mT") return out = Value::array(swapaxes(x, -1, -2)), true;
   if (name == "at") return out = Value::object(Kind::kOther, std::make_shared<AtHelper>(x)), true;
   if (name == "itemsize") return out = Value::integer(static_cast<std::int64_t>(dtype_size(x.dtype()))), true;
   if (name == "nbytes") return out = Value::integer(static_cast<std::int64_t>(x.nbytes())), true;

@@ -23,7 +23,7 @@ namespace {
 
 constexpr std::uint64_t kSplit = 1, kFold = 2, kUniform = 3, kNormalA = 4, kNormalB = 5, kInt = 6, kPerm = 7;
 
-std::uint64_t mix(std::uint64_t z) {
+std::uint64_t splitmix(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -32,7 +32,7 @@ std::uint64_t mix(std::uint64_t z) {
 
 struct Key {
   std::uint64_t bits;
-  std::uint64_t at(std::uint64_t stream, std::uint64_t counter) const { return mix(mix(bits ^ mix(stream)) + counter); }
+  std::uint64_t at(std::uint64_t stream, std::uint64_t counter) const { return splitmix(splitmix(bits ^ splitmix(stream)) + counter); }
 };
 
 Key key_of(NativeCall& c, const Value& v, const char* fn) {

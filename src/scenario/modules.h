@@ -22,6 +22,11 @@ Value build_math_module(Interpreter& interp);
 Value build_typing_module(Interpreter& interp);
 Value build_time_module(Interpreter& interp);
 
+/// A new, empty module object named `name` (e.g. "jax.lax").
+std::shared_ptr<ModuleObject> new_module(const std::string& name);
+/// Adds native function `name` to module `m` (its repr: "m.name").
+void add_fn(ModuleObject& m, const std::string& name, NativeFn fn, Value data = {});
+
 /// jnp.float32(x) and friends: an array of that dtype.
 Value dtype_call(Interpreter& interp, ExecState& st, DType dtype, CallArgs& args);
 /// The jax.errors module.

@@ -50,7 +50,7 @@ std::int64_t RangeObject::length() const {
 
 namespace {
 
-std::size_t mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+std::size_t hash_mix(std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
 
 }  // namespace
 
@@ -107,12 +107,12 @@ std::size_t hash_value(const Value& v, int depth) {
       return std::hash<double>()(d);
     }
     case Kind::kDType:
-      return mix(0x85ebca6b, static_cast<std::size_t>(v.as_int()));
+      return hash_mix(0x85ebca6b, static_cast<std::size_t>(v.as_int()));
     case Kind::kStr:
       return std::hash<std::string>()(v.as_str());
     case Kind::kTuple: {
       std::size_t h = 0x345678;
-      for (const auto& item : v.tuple_items()) h = mix(h, hash_value(item, depth + 1));
+      for (const auto& item : v.tuple_items()) h = hash_mix(h, hash_value(item, depth + 1));
       return h;
     }
     case Kind::kList:

@@ -5,16 +5,16 @@
 namespace spmd {
 
 namespace {
-constexpr std::array<std::string_view, 9> kNames = {
+constexpr std::array<std::string_view, 9> kEventKindNames = {
     "device_start", "collective_enter", "collective_exit", "debug_print", "decision",
     "breakpoint",   "nested_pmap",      "error",           "device_finish"};
 }
 
-std::string_view event_kind_name(EventKind kind) { return kNames[static_cast<int>(kind)]; }
+std::string_view event_kind_name(EventKind kind) { return kEventKindNames[static_cast<int>(kind)]; }
 
 bool parse_event_kind(std::string_view name, EventKind& out) {
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == name) {
+  for (std::size_t i = 0; i < kEventKindNames.size(); ++i) {
+    if (kEventKindNames[i] == name) {
       out = static_cast<EventKind>(i);
       return true;
     }

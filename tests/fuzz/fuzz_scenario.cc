@@ -16,6 +16,7 @@
 
 #include "cli/scenario_runner.h"
 #include "fuzz_limits.h"
+#include "spmd/debug/debug_print.h"
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"
 #include "spmd/runtime/runtime.h"

@@ -13,6 +13,7 @@
 #include "cli/test_command.h"
 #include "spmd/error.h"
 #include "spmd/trace/replay.h"
+#include "support/temp_scenario.h"
 
 using namespace spmd;
 using namespace spmd::cli;
@@ -20,20 +21,12 @@ using namespace spmd::cli;
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / "spmd_cli_test";
-  std::filesystem::create_directories(dir);
-  auto path = (dir / name).string();
-  std::ofstream(path) << text;
-  return path;
+  return spmd::testing::write_temp_scenario("spmd_cli_test", name, text);
 }
 
-RunOutcome run_text(const std::string& name, const std::string& text, RunSettings s = {}) {
-  s.path = write_temp(name, text);
-  std::ostringstream out, err;
-  std::istringstream in;
-  RunOutcome o = run_scenario(s, out, err, in);
-  o.stdout_text = out.str();
-  return o;
+RunOutcome run_text(const std::string& name, const std::string& text, RunSettings s = {},
+                    const std::string& input = "") {
+  return spmd::testing::run_temp_scenario("spmd_cli_test", name, text, std::move(s), input);
 }
 
 const char* kSkip = R"(# spmd: devices=4
@@ -165,7 +158,7 @@ TEST_CASE("cli::test: expectations pass and fail with reasons", "[cli]") {
 
 TEST_CASE("cli::replay: a trace recorded by spmd run replays to the same verdict", "[cli]") {
   RunSettings s;
-  s.trace_path = (std::filesystem::temp_directory_path() / "spmd_cli_test" / "skip.jsonl").string();
+  s.trace_path = std::filesystem::path(write_temp("skip.jsonl", "")).string();
   s.deterministic = true;
   RunOutcome o = run_text("skip.py", kSkip, s);
   REQUIRE(o.status == "deadlock");

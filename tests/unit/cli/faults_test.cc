@@ -11,6 +11,7 @@
 #include "spmd/error.h"
 #include "spmd/runtime/runtime.h"
 #include "spmd/scenario/scenario.h"
+#include "support/temp_scenario.h"
 
 using namespace spmd;
 using namespace spmd::cli;
@@ -18,21 +19,12 @@ using namespace spmd::cli;
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / "spmd_faults_test";
-  std::filesystem::create_directories(dir);
-  auto path = (dir / name).string();
-  std::ofstream(path) << text;
-  return path;
+  return spmd::testing::write_temp_scenario("spmd_faults_test", name, text);
 }
 
 RunOutcome run_text(const std::string& name, const std::string& text, RunSettings s = {},
                     const std::string& input = "") {
-  s.path = write_temp(name, text);
-  std::ostringstream out, err;
-  std::istringstream in(input);
-  RunOutcome o = run_scenario(s, out, err, in);
-  o.stdout_text = out.str();
-  return o;
+  return spmd::testing::run_temp_scenario("spmd_faults_test", name, text, std::move(s), input);
 }
 
 const DeviceStatus& status_of(const RunOutcome& o, int device) {

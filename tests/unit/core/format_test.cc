@@ -13,8 +13,8 @@ using namespace spmd;
 using namespace spmd::test;
 
 namespace {
-const double kNan = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
+const double kFormatNan = std::numeric_limits<double>::quiet_NaN();
+const double kFormatInf = std::numeric_limits<double>::infinity();
 std::string str_f32(std::vector<double> v) { return to_string(arr(std::move(v))); }
 std::string str_f64(std::vector<double> v) { return to_string(arr(std::move(v), DType::kFloat64)); }
 }  // namespace
@@ -56,11 +56,11 @@ TEST_CASE("core::format: scientific notation when magnitudes span too far", "[fo
 }
 
 TEST_CASE("core::format: nan and inf", "[format]") {
-  REQUIRE(str_f32({kNan, 1}) == "[nan  1.]");
-  REQUIRE(str_f32({1, -kInf, kNan}) == "[  1. -inf  nan]");
-  REQUIRE(str_f32({kNan, kInf}) == "[nan inf]");
-  REQUIRE(str_f32({0.5, kInf}) == "[0.5 inf]");
-  REQUIRE(str_f32({kNan, 1e-5}) == "[   nan 1.e-05]");
+  REQUIRE(str_f32({kFormatNan, 1}) == "[nan  1.]");
+  REQUIRE(str_f32({1, -kFormatInf, kFormatNan}) == "[  1. -inf  nan]");
+  REQUIRE(str_f32({kFormatNan, kFormatInf}) == "[nan inf]");
+  REQUIRE(str_f32({0.5, kFormatInf}) == "[0.5 inf]");
+  REQUIRE(str_f32({kFormatNan, 1e-5}) == "[   nan 1.e-05]");
 }
 
 TEST_CASE("core::format: bools and scalars", "[format]") {
@@ -88,8 +88,8 @@ TEST_CASE("core::format: format_scalar prints as Python prints numpy scalars", "
   REQUIRE(f32(123456789) == "123456790.0");
   REQUIRE(f32(1.0 / 3) == "0.33333334");
   REQUIRE(f64(1.0 / 3) == "0.3333333333333333");
-  REQUIRE(f32(kNan) == "nan");
-  REQUIRE(f64(-kInf) == "-inf");
+  REQUIRE(f32(kFormatNan) == "nan");
+  REQUIRE(f64(-kFormatInf) == "-inf");
   REQUIRE(format_scalar(iarr({3, -7}), 1) == "-7");
   REQUIRE(format_scalar(barr({false, true}), 1) == "True");
   REQUIRE(format_scalar(Array::scalar(0.1, DType::kFloat16), 0) == "0.1");

@@ -17,7 +17,7 @@ using V = std::vector<double>;
 using I = std::vector<std::int64_t>;
 
 namespace {
-const double kNan = std::numeric_limits<double>::quiet_NaN();
+const double kReduceNan = std::numeric_limits<double>::quiet_NaN();
 
 Array cube() { return reshape(arange(24), {2, 3, 4}); }
 
@@ -93,15 +93,15 @@ TEST_CASE("core::reduction: prod, any, all and empty identities", "[reduction]")
   REQUIRE(vals(e) == V{0, 0, 0});
   REQUIRE(sum(zeros({3, 0}), std::vector<int>{0}).shape() == Shape{0});
   REQUIRE(ivals(reduce(ReduceOp::kAny, iarr({0, 0, 2, 0}, DType::kInt32, {2, 2}), std::vector<int>{1})) == I{0, 1});
-  REQUIRE(ivals(reduce(ReduceOp::kAll, arr({1, kNan, 0, 1}, DType::kFloat32, {2, 2}), std::vector<int>{1})) ==
+  REQUIRE(ivals(reduce(ReduceOp::kAll, arr({1, kReduceNan, 0, 1}, DType::kFloat32, {2, 2}), std::vector<int>{1})) ==
           I{1, 0});
   REQUIRE(reduce(ReduceOp::kAny, zeros({0})).element_as_bool(0) == false);
   REQUIRE(reduce(ReduceOp::kAll, zeros({0})).element_as_bool(0) == true);
 }
 
 TEST_CASE("core::reduction: max and min propagate NaN and reject empty axes", "[reduction]") {
-  REQUIRE(std::isnan(max(arr({1, kNan, 3})).element_as_double(0)));
-  REQUIRE(std::isnan(min(arr({1, kNan, 3})).element_as_double(0)));
+  REQUIRE(std::isnan(max(arr({1, kReduceNan, 3})).element_as_double(0)));
+  REQUIRE(std::isnan(min(arr({1, kReduceNan, 3})).element_as_double(0)));
   REQUIRE(vals(max(arr({1, 5, 3, -2}, DType::kFloat32, {2, 2}), std::vector<int>{1})) == V{5, 3});
   REQUIRE(ivals(min(iarr({4, -9, 7}, DType::kInt64))) == I{-9});
   REQUIRE(ivals(max(barr({false, true}))) == I{1});
@@ -115,8 +115,8 @@ TEST_CASE("core::reduction: max and min propagate NaN and reject empty axes", "[
 TEST_CASE("core::reduction: argmax and argmin return the first occurrence", "[reduction]") {
   REQUIRE(reduce(ReduceOp::kArgMax, iarr({1, 3, 3, 2})).element_as_int64(0) == 1);
   REQUIRE(reduce(ReduceOp::kArgMin, iarr({2, 0, 5, 0})).element_as_int64(0) == 1);
-  REQUIRE(reduce(ReduceOp::kArgMax, arr({1, kNan, 5, kNan})).element_as_int64(0) == 1);
-  REQUIRE(reduce(ReduceOp::kArgMin, arr({2, 1, kNan})).element_as_int64(0) == 2);
+  REQUIRE(reduce(ReduceOp::kArgMax, arr({1, kReduceNan, 5, kReduceNan})).element_as_int64(0) == 1);
+  REQUIRE(reduce(ReduceOp::kArgMin, arr({2, 1, kReduceNan})).element_as_int64(0) == 2);
   Array m = arr({1, 5, 2, 7, 0, 7}, DType::kFloat32, {2, 3});
   REQUIRE(ivals(reduce(ReduceOp::kArgMax, m, std::vector<int>{1})) == I{1, 0});
   REQUIRE(ivals(reduce(ReduceOp::kArgMax, m, std::vector<int>{0})) == I{1, 0, 1});

@@ -9,7 +9,7 @@ using namespace spmd::testing;
 
 namespace {
 Array four() { return f32({1, 2, 3, 4}, {4}); }
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool detection_contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }  // namespace
 
 TEST_CASE("rendezvous::mismatch: psum here, all_gather there", "[rendezvous]") {
@@ -34,7 +34,7 @@ TEST_CASE("rendezvous::mismatch: psum here, all_gather there", "[rendezvous]") {
   REQUIRE(r.table.rows[0] == std::vector<std::string>{"devices {0, 1, 3}", "psum", "'i'", "f32[]", "", "f.py:10:5"});
   REQUIRE(r.table.rows[1] ==
           std::vector<std::string>{"device 2", "all_gather", "'i'", "f32[]", "axis=0 tiled=False", "f.py:12:5"});
-  REQUIRE(contains(r.hint, "every device must call the same collective"));
+  REQUIRE(detection_contains(r.hint, "every device must call the same collective"));
 }
 
 TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
@@ -62,7 +62,7 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
     REQUIRE(e.report().message ==
             "collective mismatch at psum over 'i' (collective #0): devices disagree on the dtype: devices {0, 2} "
             "bring f32[4]; devices {1, 3} bring i32[4]");
-    REQUIRE(contains(e.report().hint, "same dtype on every device"));
+    REQUIRE(detection_contains(e.report().hint, "same dtype on every device"));
   }
   SECTION("parameters") {
     auto e = expect_error<CollectiveMismatch>([&] {
@@ -71,7 +71,7 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
         return std::vector<Array>{all_gather(zeros({2, 2}), "i", d == 0 ? 1 : 0, false, {}, l)};
       });
     });
-    REQUIRE(contains(e.report().message, "devices disagree on the parameters: devices {1..3} bring axis=0 tiled=False; "
+    REQUIRE(detection_contains(e.report().message, "devices disagree on the parameters: devices {1..3} bring axis=0 tiled=False; "
                                          "device 0 bring axis=1 tiled=False"));
   }
   SECTION("call site") {
@@ -81,7 +81,7 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
         return std::vector<Array>{psum(zeros({2}), "i", {}, d == 1 ? SourceLoc{"f.py", 9, 1} : l)};
       });
     });
-    REQUIRE(contains(e.report().message, "devices disagree on the call site: devices {0, 2, 3} bring f.py:7:1; device 1 bring f.py:9:1"));
+    REQUIRE(detection_contains(e.report().message, "devices disagree on the call site: devices {0, 2, 3} bring f.py:7:1; device 1 bring f.py:9:1"));
   }
 }
 
@@ -130,7 +130,7 @@ TEST_CASE("rendezvous::deadlock: a device returns early", "[rendezvous][deadlock
   REQUIRE(r.divergence.collective_index == 1);
   REQUIRE(r.divergence.collective_summary ==
           "#1: devices {0, 1, 3} psum over 'i' f32[] at f.py:14:9; device 2 no collective #1: returned after 1 collective");
-  REQUIRE(contains(r.hint, "returned without reaching the collective"));
+  REQUIRE(detection_contains(r.hint, "returned without reaching the collective"));
   REQUIRE(r.devices[0].recent.back() == "#1 psum over 'i' f32[] at f.py:14:9 (entered)");
 }
 
@@ -148,7 +148,7 @@ TEST_CASE("rendezvous::deadlock: the report names the decision that differed", "
   REQUIRE(e.report().divergence.decision_loc == cond);
   REQUIRE(e.report().divergence.decision_summary ==
           "lax.cond at f.py:5:8: took the false branch on devices {1..3}; took the true branch on device 0");
-  REQUIRE(contains(e.report().hint, "The first differing decision was lax.cond at f.py:5:8"));
+  REQUIRE(detection_contains(e.report().hint, "The first differing decision was lax.cond at f.py:5:8"));
 }
 
 TEST_CASE("rendezvous::deadlock: devices wait at different collectives", "[rendezvous][deadlock]") {
@@ -169,8 +169,8 @@ TEST_CASE("rendezvous::deadlock: devices wait at different collectives", "[rende
   REQUIRE(e.report().message ==
           "deadlock: device 0 (x=0, y=0) waits at psum over 'x' #0 (f.py:20:1) but device 2 (x=1, y=0) returned "
           "after 1 collective");
-  REQUIRE(contains(e.report().hint, "returned without reaching the collective"));
-  REQUIRE(contains(e.report().hint, "Devices wait at different collectives"));
+  REQUIRE(detection_contains(e.report().hint, "returned without reaching the collective"));
+  REQUIRE(detection_contains(e.report().hint, "Devices wait at different collectives"));
   REQUIRE(e.report().details[2] == "psum over 'y' at f.py:20:1 needs 2 devices; 1 arrived (device 1)");
   REQUIRE(e.report().devices.size() == 4);
 }
@@ -196,6 +196,6 @@ TEST_CASE("rendezvous::deadlock: nested pmap child skips the inner psum", "[rend
         {}, outer);
   });
   INFO(e.what());
-  REQUIRE(contains(e.report().message, "device 2 (i=1, j=0) waits at psum over 'j' #0"));
-  REQUIRE(contains(e.report().message, "device 3 (i=1, j=1) returned after 0 collectives"));
+  REQUIRE(detection_contains(e.report().message, "device 2 (i=1, j=0) waits at psum over 'j' #0"));
+  REQUIRE(detection_contains(e.report().message, "device 3 (i=1, j=1) returned after 0 collectives"));
 }

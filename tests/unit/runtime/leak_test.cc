@@ -103,5 +103,7 @@ TEST_CASE("runtime::leaks: thousands of failing runs release every arena byte, s
   // pool per run would add thousands of mappings.
   std::size_t after = mapping_count();
   INFO("mappings after warm-up " << mappings << ", after " << runs << " runs " << after);
-  REQUIRE(after <= mappings + 16);
+  // Allocators (ASan's above all) may still map a few new regions; a leak
+  // per run would add one mapping or more per run.
+  REQUIRE(after <= mappings + static_cast<std::size_t>(runs) / 10);
 }

@@ -11,7 +11,7 @@ using namespace spmd;
 using namespace spmd::testing;
 
 namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool runtime_contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }
 
 TEST_CASE("runtime::errors: an exception in one device stops the others cleanly", "[runtime]") {
@@ -77,8 +77,8 @@ TEST_CASE("runtime::arena: a device cannot use another device's array", "[runtim
     });
   });
   REQUIRE(e.report().kind == "DeviceOwnershipError");
-  REQUIRE(contains(e.report().message, "lives on device"));
-  REQUIRE(contains(e.report().hint, "move data with a collective"));
+  REQUIRE(runtime_contains(e.report().message, "lives on device"));
+  REQUIRE(runtime_contains(e.report().hint, "move data with a collective"));
 }
 
 TEST_CASE("runtime::debug_print: tagged and in the same order under every schedule", "[runtime]") {
@@ -199,5 +199,5 @@ TEST_CASE("runtime::options: invalid options and backends are clear errors", "[r
   REQUIRE(e.report().message == "Runtime: devices must be >= 1, got 0");
   auto b = expect_error<BackendUnavailable>([] { Runtime rt({.backend = "tpu"}); });
   REQUIRE(b.report().message == "unknown backend 'tpu'");
-  REQUIRE(contains(b.report().hint, "sim"));
+  REQUIRE(runtime_contains(b.report().hint, "sim"));
 }
