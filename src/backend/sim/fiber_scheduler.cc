@@ -1,7 +1,71 @@
 #include "backend/sim/fiber_scheduler.h"
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SPMD_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SPMD_TSAN 1
+#endif
+#ifdef SPMD_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace spmd::sim {
 
+// ThreadSanitizer keeps a shadow call stack and a clock per thread; fibers
+// switching stacks under it (Debian's Boost.Context has no TSan hooks)
+// corrupt both and crash it. So each Boost fiber gets a TSan fiber, and
+// prepare_switch() switches to it: after pick_next, Boost jumps to the picked
+// fiber running only uninstrumented library code, so for TSan this is the
+// switch itself. A thread's first fiber keeps the thread's own TSan fiber.
+void DeviceAlgorithm::prepare_switch(boost::fibers::context* to) noexcept {
+  detail::set_current_placement(properties(to).placement);
+#ifdef SPMD_TSAN
+  boost::fibers::context* from = boost::fibers::context::active();
+  if (from == to) return;
+  auto* from_props = static_cast<DeviceProps*>(get_properties(from));
+  if (from_props == nullptr) {  // a thread's main fiber, never awakened yet
+    from_props = new DeviceProps(from);
+    set_properties(from, from_props);
+  }
+  if (from_props->tsan_fiber == nullptr) from_props->tsan_fiber = __tsan_get_current_fiber();
+  DeviceProps& to_props = properties(to);
+  if (to_props.tsan_fiber == nullptr) {
+    to_props.tsan_fiber = __tsan_create_fiber(0);
+    to_props.owns_tsan_fiber = true;
+  }
+  __tsan_switch_to_fiber(to_props.tsan_fiber, 0);
+#endif
+}
+
+DeviceAlgorithm::DeviceAlgorithm() noexcept {
+#ifdef SPMD_TSAN
+  thread_tsan_fiber_ = __tsan_get_current_fiber();
+#endif
+}
+
+// Boost tears the scheduler down at thread exit, switching between the main
+// and dispatcher fibers without pick_next(); give the thread its own TSan
+// fiber back so TSan finishes the right thread (else joining it spins).
+DeviceAlgorithm::~DeviceAlgorithm() {
+#ifdef SPMD_TSAN
+  if (thread_tsan_fiber_ != nullptr && __tsan_get_current_fiber() != thread_tsan_fiber_) {
+    __tsan_switch_to_fiber(thread_tsan_fiber_, 0);
+  }
+#endif
+}
+
+DeviceProps::~DeviceProps() {
+#ifdef SPMD_TSAN
+  // Boost destroys a context (and its properties) after it ended and was
+  // left; never destroy the TSan fiber we are on.
+  if (owns_tsan_fiber && tsan_fiber != nullptr && tsan_fiber != __tsan_get_current_fiber()) {
+    __tsan_destroy_fiber(tsan_fiber);
+  }
+#endif
+}
 
 // --- SeededScheduler -------------------------------------------------------
 
@@ -26,7 +90,7 @@ boost::fibers::context* SeededScheduler::pick_next() noexcept {
     ctx = ready_[i];
     ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
   }
-  detail::set_current_placement(properties(ctx).placement);
+  prepare_switch(ctx);
   return ctx;
 }
 
@@ -80,7 +144,7 @@ boost::fibers::context* SharedScheduler::pick_next() noexcept {
   } else {
     return nullptr;
   }
-  detail::set_current_placement(properties(ctx).placement);
+  prepare_switch(ctx);
   return ctx;
 }
 

@@ -28,10 +28,28 @@ namespace spmd::sim {
 class DeviceProps : public boost::fibers::fiber_properties {
  public:
   explicit DeviceProps(boost::fibers::context* ctx) : fiber_properties(ctx) {}
+  ~DeviceProps() override;
   const detail::Placement* placement = nullptr;  // null: a host (main/dispatcher) fiber
+  void* tsan_fiber = nullptr;    // ThreadSanitizer builds: this fiber's TSan fiber
+  bool owns_tsan_fiber = false;  // created for it (not a thread's own)
 };
 
-class SeededScheduler : public boost::fibers::algo::algorithm_with_properties<DeviceProps> {
+/// What both policies share: the switch in pick_next() installs the picked
+/// fiber's device placement and, under ThreadSanitizer, its TSan fiber.
+class DeviceAlgorithm : public boost::fibers::algo::algorithm_with_properties<DeviceProps> {
+ public:
+  DeviceAlgorithm() noexcept;
+  ~DeviceAlgorithm() override;
+
+ protected:
+  /// Call last in pick_next(), with the fiber Boost will switch to.
+  void prepare_switch(boost::fibers::context* to) noexcept;
+
+ private:
+  void* thread_tsan_fiber_ = nullptr;  // the TSan fiber of the thread that installed this algorithm
+};
+
+class SeededScheduler : public DeviceAlgorithm {
  public:
   explicit SeededScheduler(std::uint64_t seed) : seed_(seed), state_(seed * 0x9e3779b97f4a7c15ull + 1) {}
   void awakened(boost::fibers::context* ctx, DeviceProps& props) noexcept override;
@@ -57,7 +75,7 @@ struct SharedQueue {
   std::deque<boost::fibers::context*> ready;
 };
 
-class SharedScheduler : public boost::fibers::algo::algorithm_with_properties<DeviceProps> {
+class SharedScheduler : public DeviceAlgorithm {
  public:
   explicit SharedScheduler(SharedQueue& shared) : shared_(shared) {}
   void awakened(boost::fibers::context* ctx, DeviceProps& props) noexcept override;

@@ -161,7 +161,7 @@ TEST_CASE("cuda::watchdog: the timeout report names the op, the stuck devices an
         "watchdog: download to the host did not complete within 0.5 s on device 0");
 }
 
-TEST_CASE("cuda::backend: selected by name; without a GPU, a clear BackendUnavailable at Runtime creation",
+TEST_CASE("cuda::backend: selected by name, without a GPU, a clear BackendUnavailable at Runtime creation",
           "[cuda-cpu]") {
   auto names = Runtime::available_backends();
   CHECK(std::find(names.begin(), names.end(), "cuda") != names.end());

@@ -90,7 +90,7 @@ TEST_CASE("cli::run: exit codes by verdict", "[cli]") {
   REQUIRE(missing.report->kind == "FileNotFoundError");
 }
 
-TEST_CASE("cli::run: --devices overrides the header; the default is 8", "[cli]") {
+TEST_CASE("cli::run: --devices overrides the header, the default is 8", "[cli]") {
   const char* prog = "import jax\nprint(jax.device_count())\n";
   REQUIRE(run_text("n.py", prog).stdout_text == "8\n");
   REQUIRE(run_text("n.py", std::string("# spmd: devices=3\n") + prog).stdout_text == "3\n");

@@ -60,7 +60,7 @@ TEST_CASE("runtime::faults: a device that loops without collectives exceeds the 
   for (int d = 0; d < 4; ++d) REQUIRE(rt.arena_usage(d).live_bytes == 0);
 }
 
-TEST_CASE("runtime::faults: every device loops; the step budget stops the first, the report places each",
+TEST_CASE("runtime::faults: every device loops, the step budget stops the first, the report places each",
           "[runtime][faults]") {
   auto threads = GENERATE(1, 2);
   Runtime rt({.devices = 4, .threads = threads, .step_budget = 5000});
@@ -91,7 +91,7 @@ TEST_CASE("runtime::faults: every device loops; the step budget stops the first,
   }
 }
 
-TEST_CASE("runtime::faults: every device loops; the time budget stops the run and places each device",
+TEST_CASE("runtime::faults: every device loops, the time budget stops the run and places each device",
           "[runtime][faults]") {
   auto threads = GENERATE(1, 2);
   Runtime rt({.devices = 4, .threads = threads, .time_budget_s = 0.05});
@@ -226,7 +226,7 @@ TEST_CASE("runtime::faults: an exception in one device while another is at a bre
   REQUIRE(status_of(r, 2).state == "stopped");
 }
 
-TEST_CASE("runtime::faults: an arena out of memory while others wait; every arena is released", "[runtime][faults]") {
+TEST_CASE("runtime::faults: an arena out of memory while others wait, every arena is released", "[runtime][faults]") {
   auto threads = GENERATE(1, 2);
   Runtime rt({.devices = 4, .threads = threads, .arena_capacity = 64 * 1024});
   auto e = expect_error<OutOfMemoryError>([&] {

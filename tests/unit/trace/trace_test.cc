@@ -86,7 +86,7 @@ TEST_CASE("trace::replay: a recorded mismatch and a recorded decision replay", "
   REQUIRE(replay_message(trace) == "CollectiveMismatch: " + message);
 }
 
-TEST_CASE("trace::replay: mesh and nested runs replay; a clean run replays clean", "[trace]") {
+TEST_CASE("trace::replay: mesh and nested runs replay, a clean run replays clean", "[trace]") {
   auto [trace, message] = record(
       [] {
         PmapOptions inner;

@@ -1,4 +1,4 @@
-// Force-included (-include) into every translation unit of the fuzz build
+// Force-included (-include) into every translation unit (cmake/SpmdCompat.cmake)
 // when the compiler is clang < 15 on libstdc++: libstdc++ 12 defines
 // std::source_location only when the compiler has __builtin_source_location,
 // which clang gained in version 15. clang's __builtin_FILE/LINE/COLUMN give the
