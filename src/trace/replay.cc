@@ -93,17 +93,7 @@ ReplaySummary replay_trace(std::istream& in, const std::string& source, RuntimeO
     if (d.parent < 0) top.push_back(&d);
     max_device = std::max(max_device, d.device);
   }
-  if (top.empty()) throw_invalid_argument("SyntaxError", source + ": the trace has no top-level devices", "record one with spmd run --trace FILE");
-  for (const TraceDevice* d : top) {
-    bool same = d->env.size() == top[0]->env.size();
-    for (std::size_t a = 0; same && a < d->env.size(); ++a) {
-      same = d->env[a].name == top[0]->env[a].name && d->env[a].size == top[0]->env[a].size;
-    }
-    if (!same) {
-      throw_invalid_argument("SyntaxError", source + ": top-level devices disagree on their axes (" + d->label + ")",
-                             "a trace holds one pmap run; record each run to its own file");
-    }
-  }
+  // read_trace checked that there are top-level devices and that they share one mesh.
   options.devices = std::max({options.devices, max_device + 1, trace.devices, static_cast<int>(top.size())});
   options.collectives_move_data = false;
   Runtime rt(options);

@@ -1,5 +1,6 @@
 #include "trace/trace_reader.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "spmd/error.h"
@@ -198,6 +199,7 @@ Trace read_trace(std::istream& in, const std::string& source) {
       TraceDevice& d = trace.contexts[static_cast<std::size_t>(uid)];
       if (d.uid >= 0) bad(source, line, 1, text, "device uid " + std::to_string(uid) + " starts twice", "each uid starts once");
       d.uid = static_cast<int>(uid);
+      d.start_line = line;
       d.parent = static_cast<int>(need(j, "parent", &Json::is_int, "an integer").as_int());
       d.device = static_cast<int>(need(j, "device", &Json::is_int, "an integer").as_int());
       const Json* label = j.find("label");
@@ -274,10 +276,30 @@ Trace read_trace(std::istream& in, const std::string& source) {
       default: break;  // prints and breakpoints do not affect the replay
     }
   }
+  // Whole-trace problems point at its last line (line 1 for an empty trace).
+  const auto last_line = std::max<decltype(line)>(line, 1);
   for (const auto& d : trace.contexts) {
-    if (d.uid < 0) bad(source, line, 1, "", "device uids are not contiguous", "every uid from 0 up must have a device_start");
+    if (d.uid < 0) bad(source, last_line, 1, "", "device uids are not contiguous", "every uid from 0 up must have a device_start");
   }
-  if (trace.contexts.empty()) bad(source, line, 1, "", "the trace has no devices", "record one with spmd run --trace FILE");
+  if (trace.contexts.empty()) bad(source, last_line, 1, "", "the trace has no devices", "record one with spmd run --trace FILE");
+  // Replay runs one pmap: its top-level devices must share one mesh.
+  const TraceDevice* first_top = nullptr;
+  for (const auto& d : trace.contexts) {
+    if (d.parent >= 0) continue;
+    if (first_top == nullptr) {
+      first_top = &d;
+      continue;
+    }
+    bool same = d.env.size() == first_top->env.size();
+    for (std::size_t a = 0; same && a < d.env.size(); ++a) {
+      same = d.env[a].name == first_top->env[a].name && d.env[a].size == first_top->env[a].size;
+    }
+    if (!same) {
+      bad(source, d.start_line, 1, "", "top-level devices disagree on their axes (" + d.label + ")",
+          "a trace holds one pmap run; record each run to its own file");
+    }
+  }
+  if (first_top == nullptr) bad(source, last_line, 1, "", "the trace has no top-level devices", "record one with spmd run --trace FILE");
   return trace;
 }
 

@@ -24,6 +24,7 @@ struct TraceStep {
 struct TraceDevice {
   int uid = -1;
   int parent = -1;
+  int start_line = 0;  // the line of its device_start event
   DeviceId device = kHost;
   std::string label;
   std::vector<AxisBinding> env;

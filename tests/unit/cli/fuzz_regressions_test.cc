@@ -44,3 +44,41 @@ TEST_CASE("fuzz regressions: header numbers beyond the CLI's limits are usage er
   REQUIRE(h.devices == kMaxDevices);
   REQUIRE(h.threads == kMaxThreads);
 }
+
+TEST_CASE("fuzz regressions: an empty trace is a located syntax error", "[cli][fuzz]") {
+  // The empty input was reported at line 0 (not a location) by the trace reader.
+  std::istringstream empty("");
+  RuntimeOptions o;
+  o.devices = 1;
+  try {
+    (void)replay_trace(empty, "empty.jsonl", o);
+    FAIL("no error for an empty trace");
+  } catch (const Error& e) {
+    REQUIRE(e.kind() == "SyntaxError");
+    REQUIRE(e.report().where.line == 1);
+    REQUIRE(e.report().where.column == 1);
+    REQUIRE(e.report().message == "empty.jsonl:1:1: invalid trace: the trace has no devices");
+    REQUIRE(exit_code_for_kind(e.kind()) == 2);
+  }
+}
+
+TEST_CASE("fuzz regressions: top-level devices on different meshes point at the device_start line", "[cli][fuzz]") {
+  // Found by spmd_fuzz_trace: this error came from the replay without a location.
+  std::istringstream trace(
+      R"({"ev":"run_start","version":1,"backend":"sim","devices":2,"axes":"i=2"})"
+      "\n"
+      R"({"ev":"device_start","uid":0,"parent":-1,"device":0,"label":"device 0","env":[{"name":"i","index":0,"size":2}]})"
+      "\n"
+      R"({"ev":"device_start","uid":1,"parent":-1,"device":1,"label":"device 1","env":[{"name":"j","index":1,"size":2}]})"
+      "\n");
+  RuntimeOptions o;
+  o.devices = 1;
+  try {
+    (void)replay_trace(trace, "mesh.jsonl", o);
+    FAIL("no error for devices on different meshes");
+  } catch (const Error& e) {
+    REQUIRE(e.kind() == "SyntaxError");
+    REQUIRE(e.report().message == "mesh.jsonl:3:1: invalid trace: top-level devices disagree on their axes (device 1)");
+    REQUIRE(e.report().where.line == 3);
+  }
+}

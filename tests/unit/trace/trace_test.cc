@@ -133,7 +133,7 @@ TEST_CASE("trace::reader: malformed traces name the line and column", "[trace]")
   REQUIRE(error_of(R"({"ev":"device_start","uid":0,"parent":-1,"device":0,"env":[{"name":"i","index":0,"size":1}]}
 {"ev":"collective_enter","uid":0,"device":0,"seq":0,"op":"psum","axes":["i"],"operands":["q7[2]"]}
 )") == "bad.jsonl:2:1: invalid trace: operand types look like \"f32[4,8]\"");
-  REQUIRE(error_of("") == "bad.jsonl:0:1: invalid trace: the trace has no devices");
+  REQUIRE(error_of("") == "bad.jsonl:1:1: invalid trace: the trace has no devices");
 }
 
 TEST_CASE("trace::chrome: one track per device, collectives as spans", "[trace]") {
