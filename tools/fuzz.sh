@@ -9,6 +9,7 @@
 #   BUILD_DIR  build directory (default build-asan, shared with tools/sanitize.sh asan)
 #   JOBS       parallel compile jobs (default: nproc)
 #   TARGETS    which targets to run (default: "scenario trace header")
+#   FUZZ_SEED  libFuzzer seed (default 1, so a CI run is repeatable; 0 = random)
 #
 # A finding is written to $BUILD_DIR/fuzz-artifacts/; reproduce it with
 #   $BUILD_DIR/bin/spmd_fuzz_scenario FILE
@@ -62,7 +63,7 @@ for t in $targets; do
   mkdir -p "$work/$t"
   echo "== spmd_fuzz_$t: ${seconds} s"
   if ! "$build_dir/bin/spmd_fuzz_$t" "$work/$t" "$corpus_seeds" "${dict[@]}" \
-      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+      -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
       -artifact_prefix="$artifacts/$t-" -print_final_stats=1 2>"$build_dir/fuzz-$t.log"; then
     failed+=("$t")
     tail -n 60 "$build_dir/fuzz-$t.log"

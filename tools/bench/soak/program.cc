@@ -167,7 +167,9 @@ struct Renderer {
         }
         return "x = lax.ppermute(x, 'i', perm=[" + perm + "])";
       }
-      case Op::kBarrier: return "x = x + 0.0 * lax.psum(1, 'i')";
+      // Not lax.psum(1, 'i'): like JAX, that is the axis size computed without
+      // any communication. A psum of a traced value really meets.
+      case Op::kBarrier: return "x = x + 0.0 * lax.psum(x * 0.0 + 1.0, 'i')";
       default: return std::string("x = lax.") + op_name(s.op) + "(x, 'i')";
     }
   }
