@@ -10,18 +10,14 @@
 #include <sstream>
 
 #include "cli/scenario_runner.h"
+#include "support/process_maps.h"
 
 using namespace spmd;
 using namespace spmd::cli;
 
-namespace {
+using spmd::testing::mapping_count;
 
-std::size_t mapping_count() {
-  std::ifstream maps("/proc/self/maps");
-  std::size_t n = 0;
-  for (std::string line; std::getline(maps, line);) ++n;
-  return n;
-}
+namespace {
 
 struct Case {
   const char* name;

@@ -10,18 +10,12 @@
 #include <string>
 
 #include "support/spawn.h"
+#include "support/process_maps.h"
 
 using namespace spmd;
 using namespace spmd::testing;
 
 namespace {
-
-std::size_t mapping_count() {
-  std::ifstream maps("/proc/self/maps");
-  std::size_t n = 0;
-  for (std::string line; std::getline(maps, line);) ++n;
-  return n;
-}
 
 enum class Fault { kDeadlock, kMismatch, kException, kOutOfMemory, kBudget, kBreakpoint, kNone };
 constexpr int kFaults = 7;
