@@ -6,14 +6,13 @@
 
 #include "collectives/data_plane.h"
 
-#include <tbb/parallel_for.h>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "core/element_access.h"
+#include "core/parallel.h"
 #include "core/placement.h"
 #include "runtime/device_context.h"
 
@@ -30,7 +29,10 @@ template <class F>
 void for_chunks(std::int64_t n, std::int64_t chunk, std::int64_t total_bytes, F&& f) {
   std::int64_t chunks = (n + chunk - 1) / chunk;
   if (total_bytes >= kParallelBytes && chunks > 1) {
-    tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t c) { f(c * chunk, std::min(n, (c + 1) * chunk)); });
+    // work = bytes (> kParallelThreshold here), so the chunks always go parallel.
+    parallel_ranges(chunks, total_bytes, 1, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t c = first; c < last; ++c) f(c * chunk, std::min(n, (c + 1) * chunk));
+    });
   } else {
     for (std::int64_t c = 0; c < chunks; ++c) f(c * chunk, std::min(n, (c + 1) * chunk));
   }

@@ -95,7 +95,18 @@ void count_steps(std::uint64_t n) {
                              "just slow");
       r.device = ctx->device;
       r.where = ctx->current_loc;
-      throw BudgetExceeded(std::move(r));
+      BudgetExceeded error(std::move(r));
+      // The time budget is the run's: with several OS threads two devices can
+      // find it spent at once. The first to claim it under the lock is blamed,
+      // the others stop like any device of an aborted run.
+      std::lock_guard<std::mutex> lock(run.mutex());
+      if (run.aborted()) {
+        ctx->end_detail = "stopped while running";
+        ctx->end_loc = ctx->current_loc;
+        throw detail::RunAborted{};
+      }
+      run.abort_locked(std::make_exception_ptr(error));
+      throw error;
     }
   }
 }

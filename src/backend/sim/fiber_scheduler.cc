@@ -1,13 +1,7 @@
 #include "backend/sim/fiber_scheduler.h"
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SPMD_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define SPMD_TSAN 1
-#endif
+// SPMD_TSAN comes from cmake/SpmdSanitizers.cmake: this file is compiled
+// without -fsanitize=thread (see there), which also drops __SANITIZE_THREAD__.
 #ifdef SPMD_TSAN
 #include <sanitizer/tsan_interface.h>
 #endif
