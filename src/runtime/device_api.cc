@@ -56,6 +56,27 @@ void record_decision(std::string_view what, std::int64_t outcome, SourceLoc loc)
   }
 }
 
+namespace {
+
+// The budgets stop the run: with several OS threads two devices can spend
+// theirs at once. The first to claim the run under its lock is blamed, the
+// others stop like any device of an aborted run.
+[[noreturn]] void raise_budget_exceeded(DeviceContext& ctx, Report r) {
+  r.device = ctx.device;
+  r.where = ctx.current_loc;
+  BudgetExceeded error(std::move(r));
+  std::lock_guard<std::mutex> lock(ctx.run.mutex());
+  if (ctx.run.aborted()) {
+    ctx.end_detail = "stopped while running";
+    ctx.end_loc = ctx.current_loc;
+    throw detail::RunAborted{};
+  }
+  ctx.run.abort_locked(std::make_exception_ptr(error));
+  throw error;
+}
+
+}  // namespace
+
 void count_steps(std::uint64_t n) {
   DeviceContext* ctx = current_context();
   if (ctx == nullptr) {
@@ -72,9 +93,7 @@ void count_steps(std::uint64_t n) {
         ctx->label + " exceeded the step budget of " + std::to_string(opts.step_budget) + " interpreter steps",
         "a loop may never end on this device (a while_loop condition or trip count that depends on device "
         "data?); raise the budget (--max-steps) if the program is just long");
-    r.device = ctx->device;
-    r.where = ctx->current_loc;
-    throw BudgetExceeded(std::move(r));
+    raise_budget_exceeded(*ctx, std::move(r));
   }
   constexpr std::uint64_t kYieldEvery = 1024;
   if (before / kYieldEvery != ctx->steps / kYieldEvery) {
@@ -93,20 +112,7 @@ void count_steps(std::uint64_t n) {
                                  " was running",
                              "a device may loop forever; raise the budget (--max-seconds) if the program is "
                              "just slow");
-      r.device = ctx->device;
-      r.where = ctx->current_loc;
-      BudgetExceeded error(std::move(r));
-      // The time budget is the run's: with several OS threads two devices can
-      // find it spent at once. The first to claim it under the lock is blamed,
-      // the others stop like any device of an aborted run.
-      std::lock_guard<std::mutex> lock(run.mutex());
-      if (run.aborted()) {
-        ctx->end_detail = "stopped while running";
-        ctx->end_loc = ctx->current_loc;
-        throw detail::RunAborted{};
-      }
-      run.abort_locked(std::make_exception_ptr(error));
-      throw error;
+      raise_budget_exceeded(*ctx, std::move(r));
     }
   }
 }
