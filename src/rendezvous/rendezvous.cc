@@ -51,6 +51,18 @@ namespace {
   throw AxisNameError(std::move(r));
 }
 
+// Observers (trace, timeline) get the whole signature; off the hot path.
+[[gnu::noinline]] void notify_enter(DeviceContext& ctx, const CollectiveSite& site, std::int64_t seq,
+                                    const CollectiveSignature& sig) {
+  RecentEvent ev{EventKind::kCollectiveEnter};
+  ev.seq = seq;
+  ev.op = collective_name(site.kind);
+  ev.axes = *site.axes;
+  ev.types = site.types;
+  ev.loc = site.loc;
+  ctx.run.record_event(ctx, std::move(ev), &sig, /*keep_in_ring=*/false);
+}
+
 }  // namespace
 
 std::uint64_t resolve_axes(const DeviceContext* ctx, const std::vector<std::string>& axes, std::string_view op,
@@ -114,16 +126,9 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
   me.ctx = &ctx;
   me.inputs = inputs;
   me.seq = ctx.history_size();
-  {
-    RecentEvent ev{EventKind::kCollectiveEnter};
-    ev.seq = me.seq;
-    ev.op = collective_name(sig.kind);
-    ev.axes = axes.text;
-    if (!sig.operands.empty()) ev.types = sig.operand_types();
-    ev.loc = sig.loc;
-    ctx.record_history(sig, axes.text);
-    run.record_event(ctx, std::move(ev), &sig);
-  }
+  const CollectiveSite& site = ctx.intern_site(sig, axes.text);
+  if (run.has_observers()) notify_enter(ctx, site, me.seq, sig);
+  ctx.record_collective(site, run.options().recent_events);
   me.sig = std::move(sig);
 
   std::unique_lock<std::mutex> lock(run.mutex());

@@ -152,7 +152,7 @@ Divergence find_divergence(const std::vector<DeviceContext*>& devices) {
   }
   std::int64_t at = -1;
   for (std::int64_t n = lo; n < common && at < 0; ++n) {
-    const HistoryEntry* ref = devices[0]->history_at(n);
+    const CollectiveSite* ref = devices[0]->history_at(n);
     for (auto* c : devices) {
       if (!(*c->history_at(n) == *ref)) {
         at = n;
@@ -164,7 +164,7 @@ Divergence find_divergence(const std::vector<DeviceContext*>& devices) {
   if (at >= 0) {
     std::vector<std::pair<std::string, int>> items;
     for (auto* c : devices) {
-      const HistoryEntry* e = c->history_at(at);
+      const CollectiveSite* e = c->history_at(at);
       std::string what = e ? e->describe()
                        : c->history_size() > at ? "(no longer retained)"
                                                 : "no collective #" + std::to_string(at) + ": " + whereabouts(*c);

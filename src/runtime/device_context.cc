@@ -36,6 +36,10 @@ std::string RecentEvent::render() const {
   switch (kind) {
     case EventKind::kDeviceStart: return "started";
     case EventKind::kCollectiveEnter:
+      if (site != nullptr) {
+        return "#" + std::to_string(seq) + " " + std::string(collective_name(site->kind)) + " over " + *site->axes +
+               (site->types.empty() ? "" : " " + site->types) + where + (completed ? " (done)" : " (entered)");
+      }
       return "#" + std::to_string(seq) + " " + op + " over " + axes + (types.empty() ? "" : " " + types) + where +
              (completed ? " (done)" : " (entered)");
     case EventKind::kCollectiveExit: return "#" + std::to_string(seq) + " " + op + " over " + axes + " done";
@@ -49,8 +53,8 @@ std::string RecentEvent::render() const {
   return "?";
 }
 
-std::string HistoryEntry::describe() const {
-  std::string s = std::string(collective_name(kind)) + " over " + axes;
+std::string CollectiveSite::describe() const {
+  std::string s = std::string(collective_name(kind)) + " over " + *axes;
   if (!types.empty()) s += " " + types;
   if (loc.valid()) s += " at " + loc.to_string();
   return s;
@@ -65,22 +69,62 @@ DeviceContext::DeviceContext(Run& r, DeviceContext* p, int id, DeviceId dev, std
   placement.device = dev;
 }
 
-void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
-  if (capacity == 0) return;
+RecentEvent& DeviceContext::next_recent_slot(std::size_t capacity) {
   if (recent_.size() < capacity) recent_.resize(capacity);
   RecentEvent& slot = recent_[recent_next_];
+  recent_next_ = (recent_next_ + 1) % recent_.size();
+  recent_count_ = std::min(recent_count_ + 1, recent_.size());
+  return slot;
+}
+
+void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
+  if (capacity == 0) return;
+  RecentEvent& slot = next_recent_slot(capacity);
   // Copy-assign the strings: the slot keeps its buffers from earlier events.
   slot.kind = e.kind;
+  slot.completed = false;
   slot.seq = e.seq;
+  slot.site = e.site;
+  slot.loc = e.loc;
+  slot.value = e.value;
   slot.op = e.op;
   slot.axes = e.axes;
   slot.types = e.types;
-  slot.value = e.value;
   slot.text = e.text;
-  slot.loc = e.loc;
-  slot.completed = false;
-  recent_next_ = (recent_next_ + 1) % recent_.size();
-  recent_count_ = std::min(recent_count_ + 1, recent_.size());
+}
+
+const CollectiveSite& DeviceContext::intern_site(const CollectiveSignature& sig, const std::string& axes_text) {
+  auto same = [&](const CollectiveSite& s) {
+    return s.kind == sig.kind && s.axes == &axes_text && s.loc == sig.loc && s.operands == sig.operands;
+  };
+  // A loop calls the same site again and again: check the last one first.
+  if (last_site_ != nullptr && same(*last_site_)) return *last_site_;
+  for (auto it = sites_.rbegin(); it != sites_.rend(); ++it) {
+    if (same(*it)) return *(last_site_ = &*it);
+  }
+  CollectiveSite& site = sites_.emplace_back();
+  site.kind = sig.kind;
+  site.axes = &axes_text;
+  site.operands = sig.operands;
+  site.types = sig.operand_types();
+  site.loc = sig.loc;
+  return *(last_site_ = &site);
+}
+
+void DeviceContext::record_collective(const CollectiveSite& site, std::size_t recent_capacity) {
+  // Collective n lives in slot n % capacity.
+  if (history_.empty()) history_.resize(kHistoryCapacity);
+  history_[static_cast<std::size_t>(history_total_ % static_cast<std::int64_t>(kHistoryCapacity))] = &site;
+  if (recent_capacity > 0) {
+    // Only the fixed fields: the strings of a collective event stay unread.
+    RecentEvent& slot = next_recent_slot(recent_capacity);
+    slot.kind = EventKind::kCollectiveEnter;
+    slot.completed = false;
+    slot.seq = history_total_;
+    slot.site = &site;
+    slot.loc = site.loc;
+  }
+  ++history_total_;
 }
 
 void DeviceContext::complete_last_collective() {
@@ -97,26 +141,10 @@ std::vector<RecentEvent> DeviceContext::recent() const {
   return out;
 }
 
-void DeviceContext::record_history(const CollectiveSignature& sig, std::string axes_text) {
-  // Collective n lives in slot n % capacity; the vector grows until the ring is full.
-  std::size_t index = static_cast<std::size_t>(history_total_ % static_cast<std::int64_t>(kHistoryCapacity));
-  if (index >= history_.size()) history_.resize(index + 1);
-  HistoryEntry& h = history_[index];
-  h.kind = sig.kind;
-  h.axes = std::move(axes_text);
-  h.types.clear();
-  for (std::size_t i = 0; i < sig.operands.size(); ++i) {
-    if (i) h.types += ',';
-    h.types += abstract_type(sig.operands[i].dtype, sig.operands[i].shape);
-  }
-  h.loc = sig.loc;
-  ++history_total_;
-}
-
-const HistoryEntry* DeviceContext::history_at(std::int64_t i) const {
+const CollectiveSite* DeviceContext::history_at(std::int64_t i) const {
   std::int64_t retained = std::min<std::int64_t>(history_total_, static_cast<std::int64_t>(kHistoryCapacity));
   if (i < history_total_ - retained || i >= history_total_) return nullptr;
-  return &history_[static_cast<std::size_t>(i % static_cast<std::int64_t>(kHistoryCapacity))];
+  return history_[static_cast<std::size_t>(i % static_cast<std::int64_t>(kHistoryCapacity))];
 }
 
 DeviceContext* current_context() noexcept { return current_placement()->context; }

@@ -37,28 +37,36 @@ enum class DeviceState : std::uint8_t {
 
 std::string_view device_state_name(DeviceState s);
 
-/// A compact record of what a device did, rendered only for reports.
-struct RecentEvent {
-  EventKind kind;
-  std::int64_t seq = -1;
-  std::string op;
-  std::string axes;
-  std::string types;
-  std::int64_t value = 0;
-  std::string text;
+/// One collective call site as a device saw it (op, axes, operand types,
+/// line). Interned per device: the history and recent-event rings point at
+/// it, so entering a collective copies no strings.
+struct CollectiveSite {
+  CollectiveKind kind = CollectiveKind::kBarrier;
+  const std::string* axes = nullptr;  // ResolvedAxes::text in the device's axes cache
+  std::vector<OperandType> operands;
+  std::string types;  // "f32[4],i32[]", rendered once
   SourceLoc loc;
-  bool completed = false;  // a collective entered here has completed
-  std::string render() const;
+  /// Same collective as another device's (compares contents, not addresses).
+  friend bool operator==(const CollectiveSite& a, const CollectiveSite& b) {
+    return a.kind == b.kind && *a.axes == *b.axes && a.operands == b.operands && a.loc == b.loc;
+  }
+  std::string describe() const;
 };
 
-/// One collective in a device's history (for divergence analysis).
-struct HistoryEntry {
-  CollectiveKind kind;
-  std::string axes;
-  std::string types;
-  SourceLoc loc;
-  friend bool operator==(const HistoryEntry&, const HistoryEntry&) = default;
-  std::string describe() const;
+/// A compact record of what a device did, rendered only for reports.
+/// Collective events name their site instead of carrying op/axes/types.
+struct RecentEvent {
+  EventKind kind;
+  bool completed = false;  // a collective entered here has completed
+  std::int64_t seq = -1;
+  const CollectiveSite* site = nullptr;
+  SourceLoc loc{};
+  std::int64_t value = 0;
+  std::string op{};
+  std::string axes{};
+  std::string types{};
+  std::string text{};
+  std::string render() const;
 };
 
 class DeviceContext {
@@ -89,13 +97,17 @@ class DeviceContext {
   /// Marks the newest recent event (the collective just entered) as completed,
   /// instead of recording a separate exit event.
   void complete_last_collective();
-  void record_history(const CollectiveSignature& sig, std::string axes_text);
+  /// The site of `sig` (axes_text: the cached ResolvedAxes::text), interned.
+  const CollectiveSite& intern_site(const CollectiveSignature& sig, const std::string& axes_text);
+  /// Appends collective #history_size() to the history and, as entered, to
+  /// the recent events (keeping `recent_capacity` of them).
+  void record_collective(const CollectiveSite& site, std::size_t recent_capacity);
   /// The retained recent events, oldest first.
   std::vector<RecentEvent> recent() const;
   /// Collectives entered so far and the retained tail of them.
   std::int64_t history_size() const { return history_total_; }
-  /// Entry `i` (0-based over all collectives entered), if still retained.
-  const HistoryEntry* history_at(std::int64_t i) const;
+  /// Collective `i` (0-based over all collectives entered), if still retained.
+  const CollectiveSite* history_at(std::int64_t i) const;
   DecisionLog decisions;
 
   // --- guarded by Run::mutex() ---
@@ -115,7 +127,10 @@ class DeviceContext {
   std::vector<RecentEvent> recent_;
   std::size_t recent_next_ = 0;
   std::size_t recent_count_ = 0;
-  std::vector<HistoryEntry> history_;
+  RecentEvent& next_recent_slot(std::size_t capacity);
+  std::deque<CollectiveSite> sites_;  // deque: stable addresses
+  const CollectiveSite* last_site_ = nullptr;
+  std::vector<const CollectiveSite*> history_;  // ring of kHistoryCapacity
   std::int64_t history_total_ = 0;
 };
 
