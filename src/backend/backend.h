@@ -26,9 +26,10 @@ struct CollectiveCall;
 class Parker {
  public:
   virtual ~Parker() = default;
-  /// Waits until `ready()` (evaluated under `lock`) is true.
-  virtual void park(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) = 0;
-  /// Wakes the parked device; call after making its `ready()` true, under the lock.
+  /// Releases `lock` and waits for unpark(); returns with `lock` released.
+  /// May return spuriously: the caller re-checks its condition.
+  virtual void park(std::unique_lock<std::mutex>& lock) = 0;
+  /// Wakes the parked device; call under the lock park() released.
   virtual void unpark() = 0;
 };
 

@@ -107,15 +107,20 @@ AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::stri
 
 const ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
                                         SourceLoc loc) {
-  for (const auto& [names, resolved] : ctx.axes_cache) {
-    if (names == axes) return resolved;
+  // A call names the same axes as the one before, almost always.
+  if (ctx.last_axes != nullptr && ctx.last_axes->first == axes) return ctx.last_axes->second;
+  for (const auto& entry : ctx.axes_cache) {
+    if (entry.first == axes) {
+      ctx.last_axes = &entry;
+      return entry.second;
+    }
   }
   ResolvedAxes r;
   r.mask = resolve_axes(&ctx, axes, op, loc);
   r.position = axis_position(ctx, axes);
   r.text = AxisSet(axes).to_string();
-  ctx.axes_cache.emplace_back(axes, std::move(r));
-  return ctx.axes_cache.back().second;
+  ctx.last_axes = &ctx.axes_cache.emplace_back(axes, std::move(r));
+  return ctx.last_axes->second;
 }
 
 std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, std::span<const Array> inputs) {
@@ -149,9 +154,8 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
   }
 
   if (comm.arrived < comm.size) {
-    ctx.waiting = &me;
-    run.block(lock, ctx, DeviceState::kWaitingCollective);
-    ctx.waiting = nullptr;
+    ctx.waiting = &me;  // cleared by Run::release()
+    run.block(lock, ctx, DeviceState::kWaitingCollective);  // returns unlocked
   } else {
     if (comm.mismatch) {
       Report r = build_mismatch_report(comm, run.options().repro);
@@ -184,13 +188,14 @@ std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, s
       throw RunAborted{};
     }
     lock.lock();
+    // Stopped while the data moved: abort_locked() woke the members already.
+    if (run.aborted()) throw RunAborted{};
     for (Arrival* a : members) {
       ++a->ctx->collectives_done;
       if (a != &me) run.release(*a->ctx);
     }
+    lock.unlock();
   }
-  lock.unlock();
-  ctx.complete_last_collective();
   if (run.has_observers()) {
     RecentEvent ev{EventKind::kCollectiveExit};
     ev.seq = me.seq;

@@ -127,17 +127,15 @@ void DeviceContext::record_collective(const CollectiveSite& site, std::size_t re
   ++history_total_;
 }
 
-void DeviceContext::complete_last_collective() {
-  if (recent_count_ == 0) return;
-  RecentEvent& last = recent_[(recent_next_ + recent_.size() - 1) % recent_.size()];
-  if (last.kind == EventKind::kCollectiveEnter) last.completed = true;
-}
-
 std::vector<RecentEvent> DeviceContext::recent() const {
   std::vector<RecentEvent> out;
   out.reserve(recent_count_);
   std::size_t first = (recent_next_ + recent_.size() - recent_count_) % std::max<std::size_t>(recent_.size(), 1);
-  for (std::size_t i = 0; i < recent_count_; ++i) out.push_back(recent_[(first + i) % recent_.size()]);
+  for (std::size_t i = 0; i < recent_count_; ++i) {
+    RecentEvent& e = out.emplace_back(recent_[(first + i) % recent_.size()]);
+    // A device's collectives complete in order: the first collectives_done did.
+    e.completed = e.kind == EventKind::kCollectiveEnter && e.seq < collectives_done;
+  }
   return out;
 }
 

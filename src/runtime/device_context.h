@@ -2,6 +2,7 @@
 // Everything the runtime knows about one running device. Fields are grouped
 // by who may touch them: the device itself, or anyone holding the Run's mutex.
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -92,17 +93,16 @@ class DeviceContext {
   std::uint64_t steps = 0;
   /// Axes named by this device's collectives, resolved once (see rendezvous.h).
   std::deque<std::pair<std::vector<std::string>, ResolvedAxes>> axes_cache;  // deque: stable references
+  const std::pair<std::vector<std::string>, ResolvedAxes>* last_axes = nullptr;  // checked first
   std::vector<std::pair<std::uint64_t, Communicator*>> comm_cache;  // axes mask -> communicator
   void record_recent(RecentEvent e, std::size_t capacity);
-  /// Marks the newest recent event (the collective just entered) as completed,
-  /// instead of recording a separate exit event.
-  void complete_last_collective();
   /// The site of `sig` (axes_text: the cached ResolvedAxes::text), interned.
   const CollectiveSite& intern_site(const CollectiveSignature& sig, const std::string& axes_text);
   /// Appends collective #history_size() to the history and, as entered, to
   /// the recent events (keeping `recent_capacity` of them).
   void record_collective(const CollectiveSite& site, std::size_t recent_capacity);
-  /// The retained recent events, oldest first.
+  /// The retained recent events, oldest first; a collective entered is marked
+  /// completed when collectives_done counts it (read under Run::mutex()).
   std::vector<RecentEvent> recent() const;
   /// Collectives entered so far and the retained tail of them.
   std::int64_t history_size() const { return history_total_; }
@@ -113,7 +113,7 @@ class DeviceContext {
   // --- guarded by Run::mutex() ---
   DeviceState state = DeviceState::kReady;
   Arrival* waiting = nullptr;          // the collective it is parked at
-  bool released = false;               // park() predicate
+  std::atomic<bool> released = false;  // set by Run::release() under the mutex; read after a wake
   int children_pending = 0;
   std::int64_t collectives_done = 0;
   std::string end_detail;              // "raised NameError: ...", or what it was doing when aborted

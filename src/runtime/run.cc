@@ -125,7 +125,7 @@ void Run::begin_nested(DeviceContext& parent, int children) {
   std::lock_guard<std::mutex> lock(mu_);
   parent.children_pending = children;
   parent.state = DeviceState::kWaitingChildren;
-  parent.released = false;
+  parent.released.store(false, std::memory_order_relaxed);
   ++blocked_;
 }
 
@@ -145,20 +145,29 @@ void Run::end_nested(DeviceContext& parent) {
 void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why) {
   if (aborted()) throw RunAborted{};
   ctx.state = why;
-  ctx.released = false;
+  ctx.released.store(false, std::memory_order_relaxed);  // under the mutex
   ++blocked_;
-  check_quiescence(lock);
-  if (!ctx.released && !aborted()) {
-    ctx.parker->park(lock, [&] { return ctx.released || aborted(); });
-  }
-  if (!ctx.released) {  // woken by abort
-    --blocked_;
-    throw RunAborted{};
+  check_quiescence(lock);  // may release ctx (a breakpoint handler) or abort
+  for (;;) {
+    if (ctx.released.load(std::memory_order_acquire)) {
+      lock.unlock();
+      return;
+    }
+    if (aborted()) {
+      --blocked_;
+      throw RunAborted{};
+    }
+    ctx.parker->park(lock);  // returns unlocked
+    // Released: the releaser set the flag before waking us. Otherwise an
+    // abort (or a spurious wake): decide under the lock.
+    if (ctx.released.load(std::memory_order_acquire)) return;
+    lock.lock();
   }
 }
 
 void Run::release(DeviceContext& ctx) {
-  ctx.released = true;
+  ctx.waiting = nullptr;
+  ctx.released.store(true, std::memory_order_release);
   ctx.state = DeviceState::kRunning;
   --blocked_;
   ctx.parker->unpark();

@@ -77,7 +77,8 @@ class Run {
   void end_nested(DeviceContext& parent);
 
   /// Parks `ctx` (lock held) in state `why` until release() or abort; checks
-  /// for quiescence first. Throws RunAborted when the run was stopped.
+  /// for quiescence first. Returns with `lock` released; throws RunAborted
+  /// (lock state unspecified: the unique_lock knows) when the run was stopped.
   void block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why);
   /// Wakes a parked device (lock held).
   void release(DeviceContext& ctx);

@@ -22,8 +22,9 @@ namespace {
 
 class CvParker final : public detail::Parker {
  public:
-  void park(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) override {
-    cv_.wait(lock, ready);
+  void park(std::unique_lock<std::mutex>& lock) override {
+    cv_.wait(lock);
+    lock.unlock();
   }
   void unpark() override { cv_.notify_one(); }
 

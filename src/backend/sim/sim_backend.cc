@@ -15,10 +15,22 @@ namespace spmd::sim {
 
 namespace {
 
+/// A lockable whose unlock() releases a held lock and whose lock() does nothing.
+struct ReleaseOnly {
+  std::unique_lock<std::mutex>& held;
+  void unlock() { held.unlock(); }
+  void lock() {}
+};
+
 class FiberParker final : public detail::Parker {
  public:
-  void park(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) override {
-    while (!ready()) cv_.wait(lock);
+  // The fiber condition variable releases the run's mutex atomically with
+  // queueing this fiber, and its "relock" is a no-op: a woken device reads
+  // its own released flag and needs the mutex only when it was not released,
+  // which saves a lock round trip per device per collective.
+  void park(std::unique_lock<std::mutex>& lock) override {
+    ReleaseOnly release{lock};
+    cv_.wait(release);
   }
   void unpark() override { cv_.notify_one(); }
 
