@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "core/element_access.h"
@@ -114,7 +115,9 @@ void reduce_into(CollectiveKind kind, const std::vector<const T*>& in, const std
   const double count = static_cast<double>(in.size());
   std::int64_t bytes = n * static_cast<std::int64_t>((sizeof(T) + sizeof(Out)) * in.size());
   for_chunks(n, kChunk, bytes, [&](std::int64_t lo, std::int64_t hi) {
-    A acc[kChunk];
+    // Per thread, not on the stack: a chunk of doubles is larger than a small fiber stack.
+    thread_local std::unique_ptr<A[]> acc_buffer(new A[kChunk]);
+    A* acc = acc_buffer.get();
     const std::int64_t len = hi - lo;
     for (std::int64_t i = 0; i < len; ++i) acc[i] = to_acc(in[0][lo + i]);
     for (std::size_t r = 1; r < in.size(); ++r) {
