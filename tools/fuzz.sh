@@ -22,11 +22,10 @@ jobs=${JOBS:-$(nproc)}
 targets=${TARGETS:-scenario trace header}
 
 start=$(date +%s)
-# The same configuration as `tools/sanitize.sh asan` (whose build carries the
-# fuzz targets): after it, nothing needs rebuilding.
-CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$build_dir" -DSPMD_SANITIZE=address,undefined -DSPMD_FUZZ=ON \
-  -DSPMD_CUDA=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
+# The configuration of `tools/sanitize.sh asan` (whose build carries the fuzz
+# targets): after it, nothing needs rebuilding.
+source tools/sanitizer_config.sh
+sanitizer_configure asan "$build_dir"
 build_targets=(spmd_bin)
 for t in $targets; do build_targets+=("spmd_fuzz_$t"); done
 cmake --build "$build_dir" -j "$jobs" --target "${build_targets[@]}"

@@ -16,7 +16,6 @@ mode=${1:-}
 jobs=${JOBS:-$(nproc)}
 case "$mode" in
   asan)
-    sanitize=address,undefined
     build_dir=${BUILD_DIR:-build-asan}
     # detect_stack_use_after_return stays off: fibers switch stacks without
     # ASan's fake-stack annotations (Debian's Boost.Context uses fcontext).
@@ -25,7 +24,6 @@ case "$mode" in
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
     ;;
   tsan)
-    sanitize=thread
     build_dir=${BUILD_DIR:-build-tsan}
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$root/tests/sanitizers/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
     ;;
@@ -36,19 +34,10 @@ case "$mode" in
 esac
 
 start=$(date +%s)
-# clang for asan: its build also carries the libFuzzer targets
-# (SPMD_FUZZ=ON), so tools/fuzz.sh reuses it instead of building a third
-# copy. gcc for tsan (below). -O1: the sanitizers' own guidance. Unity builds of the libraries
-# halve the compile time on 2 cores. The CUDA backend stays out: nvcc's code
-# is not instrumented and the CUDA runtime does not run under ASan/TSan.
+source tools/sanitizer_config.sh
+sanitizer_configure "$mode" "$build_dir"
 fuzz=OFF
-cc=gcc cxx=g++
-if [[ $mode == asan ]]; then fuzz=ON cc=clang cxx=clang++; fi
-# TSan uses GCC's runtime: clang 14's crashes on TSan fibers created from
-# other fibers (which every device fiber is), GCC 12's libtsan does not.
-CC=${CC:-$cc} CXX=${CXX:-$cxx} cmake -S . -B "$build_dir" -DSPMD_SANITIZE="$sanitize" -DSPMD_FUZZ=$fuzz \
-  -DSPMD_CUDA=OFF -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
+[[ $mode == asan ]] && fuzz=ON
 targets=(spmd_tests)
 [[ $fuzz == ON ]] && targets+=(spmd_fuzz_scenario spmd_fuzz_trace spmd_fuzz_header)
 cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"

@@ -7,9 +7,8 @@
 // ncclGroupStart/End, on each rank's device stream; complete() waits for the
 // streams through the watchdog.
 //
-// In multi-process mode (multiprocess.h) the world communicator comes from
-// ncclCommInitRank with a shared unique id, and group communicators from
-// ncclCommSplit, called by every process in the same order.
+// One process drives all of its GPUs: there is no multi-process mode
+// (ncclCommInitRank over a shared unique id) yet.
 
 #include <nccl.h>
 
