@@ -49,57 +49,59 @@ void NcclTransport::note_pending(const Comms& c) {
   }
 }
 
-void NcclTransport::all_reduce(const detail::TransportGroup& g, detail::ReduceKind op, DType dtype, std::int64_t count,
-                               const std::vector<const void*>& in, const std::vector<void*>& out) {
-  Comms& c = comms_for(g);
+// One collective: `issue(site)` makes every rank's NCCL calls inside one
+// ncclGroupStart/End (one thread drives all ranks), and complete() will wait
+// for the group's streams.
+template <class Issue>
+void NcclTransport::issue_grouped(const detail::TransportGroup& g, const Comms& c, Issue issue) {
   pending_.op = g.op;
   ErrorSite site{g.devices.front(), g.op};
   SPMD_NCCL_CHECK(ncclGroupStart(), site);
-  for (std::size_t r = 0; r < c.ranks.size(); ++r) {
-    site.device = c.devices[r]->device;
-    SPMD_NCCL_CHECK(ncclAllReduce(in[r], out[r], static_cast<std::size_t>(count), nccl_dtype(dtype), nccl_op(op),
-                                  c.ranks[r], c.devices[r]->stream),
-                    site);
-  }
+  issue(site);
   SPMD_NCCL_CHECK(ncclGroupEnd(), site);
   note_pending(c);
+}
+
+void NcclTransport::all_reduce(const detail::TransportGroup& g, detail::ReduceKind op, DType dtype, std::int64_t count,
+                               const std::vector<const void*>& in, const std::vector<void*>& out) {
+  Comms& c = comms_for(g);
+  issue_grouped(g, c, [&](ErrorSite& site) {
+    for (std::size_t r = 0; r < c.ranks.size(); ++r) {
+      site.device = c.devices[r]->device;
+      SPMD_NCCL_CHECK(ncclAllReduce(in[r], out[r], static_cast<std::size_t>(count), nccl_dtype(dtype), nccl_op(op),
+                                    c.ranks[r], c.devices[r]->stream),
+                      site);
+    }
+  });
 }
 
 void NcclTransport::all_gather(const detail::TransportGroup& g, std::size_t bytes, const std::vector<const void*>& in,
                                const std::vector<void*>& out) {
   Comms& c = comms_for(g);
-  pending_.op = g.op;
-  ErrorSite site{g.devices.front(), g.op};
-  SPMD_NCCL_CHECK(ncclGroupStart(), site);
-  for (std::size_t r = 0; r < c.ranks.size(); ++r) {
-    site.device = c.devices[r]->device;
-    SPMD_NCCL_CHECK(ncclAllGather(in[r], out[r], bytes, ncclUint8, c.ranks[r], c.devices[r]->stream), site);
-  }
-  SPMD_NCCL_CHECK(ncclGroupEnd(), site);
-  note_pending(c);
+  issue_grouped(g, c, [&](ErrorSite& site) {
+    for (std::size_t r = 0; r < c.ranks.size(); ++r) {
+      site.device = c.devices[r]->device;
+      SPMD_NCCL_CHECK(ncclAllGather(in[r], out[r], bytes, ncclUint8, c.ranks[r], c.devices[r]->stream), site);
+    }
+  });
 }
 
 void NcclTransport::reduce_scatter(const detail::TransportGroup& g, detail::ReduceKind op, DType dtype,
                                    std::int64_t count, const std::vector<const void*>& in,
                                    const std::vector<void*>& out) {
   Comms& c = comms_for(g);
-  pending_.op = g.op;
-  ErrorSite site{g.devices.front(), g.op};
-  SPMD_NCCL_CHECK(ncclGroupStart(), site);
-  for (std::size_t r = 0; r < c.ranks.size(); ++r) {
-    site.device = c.devices[r]->device;
-    SPMD_NCCL_CHECK(ncclReduceScatter(in[r], out[r], static_cast<std::size_t>(count), nccl_dtype(dtype), nccl_op(op),
-                                      c.ranks[r], c.devices[r]->stream),
-                    site);
-  }
-  SPMD_NCCL_CHECK(ncclGroupEnd(), site);
-  note_pending(c);
+  issue_grouped(g, c, [&](ErrorSite& site) {
+    for (std::size_t r = 0; r < c.ranks.size(); ++r) {
+      site.device = c.devices[r]->device;
+      SPMD_NCCL_CHECK(ncclReduceScatter(in[r], out[r], static_cast<std::size_t>(count), nccl_dtype(dtype),
+                                        nccl_op(op), c.ranks[r], c.devices[r]->stream),
+                      site);
+    }
+  });
 }
 
 void NcclTransport::exchange(const detail::TransportGroup& g, const std::vector<detail::Transfer>& transfers) {
   Comms& c = comms_for(g);
-  pending_.op = g.op;
-  ErrorSite site{g.devices.front(), g.op};
   // A rank's copy to itself is a device copy, outside the NCCL group.
   for (const auto& t : transfers) {
     if (t.from != t.to) continue;
@@ -108,20 +110,19 @@ void NcclTransport::exchange(const detail::TransportGroup& g, const std::vector<
     SPMD_CUDA_CHECK(cudaMemcpyAsync(t.dst, t.src, t.bytes, cudaMemcpyDeviceToDevice, dev->stream),
                     (ErrorSite{dev->device, g.op}));
   }
-  SPMD_NCCL_CHECK(ncclGroupStart(), site);
-  for (const auto& t : transfers) {
-    if (t.from == t.to) continue;
-    const auto& src = c.devices[static_cast<std::size_t>(t.from)];
-    const auto& dst = c.devices[static_cast<std::size_t>(t.to)];
-    site.device = src->device;
-    SPMD_NCCL_CHECK(ncclSend(t.src, t.bytes, ncclUint8, t.to, c.ranks[static_cast<std::size_t>(t.from)], src->stream),
-                    site);
-    site.device = dst->device;
-    SPMD_NCCL_CHECK(ncclRecv(t.dst, t.bytes, ncclUint8, t.from, c.ranks[static_cast<std::size_t>(t.to)], dst->stream),
-                    site);
-  }
-  SPMD_NCCL_CHECK(ncclGroupEnd(), site);
-  note_pending(c);
+  issue_grouped(g, c, [&](ErrorSite& site) {
+    for (const auto& t : transfers) {
+      if (t.from == t.to) continue;
+      const auto& src = c.devices[static_cast<std::size_t>(t.from)];
+      const auto& dst = c.devices[static_cast<std::size_t>(t.to)];
+      site.device = src->device;
+      SPMD_NCCL_CHECK(
+          ncclSend(t.src, t.bytes, ncclUint8, t.to, c.ranks[static_cast<std::size_t>(t.from)], src->stream), site);
+      site.device = dst->device;
+      SPMD_NCCL_CHECK(
+          ncclRecv(t.dst, t.bytes, ncclUint8, t.from, c.ranks[static_cast<std::size_t>(t.to)], dst->stream), site);
+    }
+  });
 }
 
 void NcclTransport::complete() {

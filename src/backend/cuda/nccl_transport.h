@@ -51,6 +51,8 @@ class NcclTransport final : public detail::Transport {
   };
   Comms& comms_for(const detail::TransportGroup& g);
   void note_pending(const Comms& c);
+  template <class Issue>
+  void issue_grouped(const detail::TransportGroup& g, const Comms& c, Issue issue);
 
   std::shared_ptr<WaitPolicy> policy_;
   std::mutex mu_;  // guards comms_
