@@ -185,7 +185,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     if (!settings.timeline_path.empty()) {
       opts.observers.push_back(std::make_shared<ChromeTraceWriter>(settings.timeline_path));
     }
-    opts.print_sink = [&out](const DebugPrint& p) { out << "[" << p.device_label << "] " << p.text << '\n' << std::flush; };
+    opts.print_sink = [&out](const DebugPrint& p) { out << p.line() << std::flush; };
     bool interactive = settings.breakpoints == BreakpointMode::kPrompt ||
                        (settings.breakpoints == BreakpointMode::kAuto && &in == &std::cin && ::isatty(0));
     if (interactive) {

@@ -131,6 +131,23 @@ void debug_print(std::string text, SourceLoc loc) {
   ctx->run.flush_prints(false);
 }
 
+std::string DebugPrint::line() const {
+  if (program_output) return text;
+  return "[" + device_label + "] " + text + "\n";
+}
+
+void program_print(std::string text, SourceLoc loc) {
+  DeviceContext* ctx = current_context();
+  if (ctx == nullptr) {
+    std::cout << text << std::flush;
+    return;
+  }
+  DebugPrint p{ctx->device, ctx->label, std::move(text), loc, 0};
+  p.program_output = true;
+  ctx->run.queue_print(*ctx, std::move(p));
+  ctx->run.flush_prints(false);
+}
+
 void breakpoint(std::vector<std::pair<std::string, Array>> values, SourceLoc loc) {
   DeviceContext* ctx = current_context();
   if (ctx == nullptr) {

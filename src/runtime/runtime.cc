@@ -17,7 +17,7 @@ namespace spmd {
 
 namespace {
 
-void default_print_sink(const DebugPrint& p) { std::cout << "[" << p.device_label << "] " << p.text << '\n' << std::flush; }
+void default_print_sink(const DebugPrint& p) { std::cout << p.line() << std::flush; }
 
 void default_breakpoint_handler(std::span<const BreakpointStop> stops) {
   std::cout << "breakpoint: " << stops.size() << " device" << (stops.size() == 1 ? "" : "s") << " stopped";

@@ -16,6 +16,7 @@
 #include "scenario/py_format.h"
 #include "scenario/python_errors.h"
 #include "spmd/core/elementwise.h"
+#include "spmd/debug/debug_print.h"
 
 namespace spmd::scenario {
 
@@ -281,6 +282,12 @@ Value fn_print(NativeCall& c, CallArgs& a) {
                        "print() inside a pmap-ed function runs once while tracing and shows abstract values, not "
                        "per-device data; use jax.debug.print(\"{x}\", x=x) instead");
     if (!c.st.trace_device) return Value::none();
+  }
+  if (c.st.in_device) {
+    // Per-device Python under disable_jit: ordered with jax.debug.print (by
+    // collectives done, then device), so the output does not depend on threads.
+    program_print(std::move(text), c.loc());
+    return Value::none();
   }
   c.interp.write_out(text);
   return Value::none();

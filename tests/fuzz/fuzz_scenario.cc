@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   std::ostringstream out, err;
   spmd::RuntimeOptions ro = spmd::fuzz::runtime_options();
-  ro.print_sink = [&out](const spmd::DebugPrint& p) { out << p.text << '\n'; };
+  ro.print_sink = [&out](const spmd::DebugPrint& p) { out << p.line(); };
   ro.breakpoint_handler = [](std::span<const spmd::BreakpointStop>) {};
   spmd::Runtime rt(ro);
   spmd::set_default_runtime(&rt);

@@ -33,7 +33,7 @@ inline RunResult run(std::string_view source, int devices = 4, const Tweak& twea
   ro.deterministic = true;
   ro.print_sink = [&](const DebugPrint& p) {
     std::lock_guard<std::mutex> lock(mu);
-    out << "[" << p.device_label << "] " << p.text << "\n";
+    out << p.line();
   };
   if (tweak) tweak(ro);
   Runtime rt(ro);
@@ -53,7 +53,7 @@ Report run_error(std::string_view source, int devices = 4, std::string* out_text
   RuntimeOptions ro;
   ro.devices = devices;
   ro.deterministic = true;
-  ro.print_sink = [&](const DebugPrint& p) { out << "[" << p.device_label << "] " << p.text << "\n"; };
+  ro.print_sink = [&](const DebugPrint& p) { out << p.line(); };
   if (tweak) tweak(ro);
   Runtime rt(ro);
   try {

@@ -262,6 +262,40 @@ jax.config.update('jax_disable_jit', False)
   CHECK(r.err.empty());
 }
 
+TEST_CASE("scenario::tracing: print under disable_jit comes out in device order whatever the schedule",
+          "[scenario][tracing][disable-jit]") {
+  // Seeded single-thread schedules run the devices in different orders, and
+  // several threads run them at once; the output orders by collectives done,
+  // then device: the psum splits each device's prints into two groups.
+  const char* src = R"PY(
+import jax
+import jax.numpy as jnp
+def f(x):
+    print('before', int(x))
+    s = jax.lax.psum(x, 'i')
+    print('after', int(x), int(s))
+    return s
+with jax.disable_jit():
+    out = jax.pmap(f, axis_name='i')(jnp.arange(4))
+print(out)
+)PY";
+  const std::string expected =
+      "before 0\nbefore 1\nbefore 2\nbefore 3\n"
+      "after 0 6\nafter 1 6\nafter 2 6\nafter 3 6\n"
+      "[6 6 6 6]\n";
+  for (int threads : {1, 3}) {
+    for (std::uint64_t seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
+      auto r = run(src, 4, [&](RuntimeOptions& o) {
+        o.threads = threads;
+        o.seed = seed;
+      });
+      INFO("threads " << threads << ", seed " << seed);
+      CHECK(r.out == expected);
+      CHECK(r.err.empty());
+    }
+  }
+}
+
 TEST_CASE("scenario::tracing: deep recursion in a device is a RecursionError, not a crash", "[scenario][tracing][errors]") {
   Report r = run_error<ProgramError>(R"PY(
 import jax
