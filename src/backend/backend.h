@@ -21,8 +21,8 @@ class DeviceContext;
 class Run;
 struct CollectiveCall;
 
-/// Blocks one device until another device wakes it. Used under the Run's
-/// mutex: park() releases `lock` while waiting and re-acquires it.
+/// Blocks one device until another device wakes it. Called under the Run's
+/// mutex: park() releases `lock` and does not take it back.
 class Parker {
  public:
   virtual ~Parker() = default;
