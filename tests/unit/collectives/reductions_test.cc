@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "support/spawn.h"
@@ -108,6 +109,27 @@ TEST_CASE("collectives::reduce: large psum (parallel path) equals the serial ref
   auto ref = reference(CollectiveKind::kPsum, x, 4, per);
   REQUIRE(row(out[0], 0) == ref);
   REQUIRE(row(out[0], 3) == ref);
+}
+
+TEST_CASE("collectives::reduce: outputs written past the caches (>= 16 MiB in all) are exact", "[collectives]") {
+  // 4 outputs of a little over 4 MiB each: the data plane writes them with
+  // non-temporal stores; an odd length covers the unaligned tail.
+  auto kind = GENERATE(CollectiveKind::kPsum, CollectiveKind::kPmax);
+  auto dtype = GENERATE(DType::kFloat32, DType::kFloat64);
+  const std::int64_t per = (std::int64_t{4} << 20) / static_cast<std::int64_t>(dtype_size(dtype)) + 13;
+  Runtime rt({.devices = 4});
+  Array x = inputs(4, per, dtype);
+  auto out = run_on(rt, 4, {x}, [&](std::span<const Array> a) { return std::vector<Array>{call(kind, a[0])}; });
+  INFO(collective_name(kind) << " " << dtype_name(dtype));
+  auto ref = reference(kind, x, 4, per);
+  for (int d = 0; d < 4; ++d) {
+    // The first differing element, not a million-element dump, on failure.
+    auto got = row(out[0], d);
+    REQUIRE(got.size() == ref.size());
+    auto diff = std::mismatch(got.begin(), got.end(), ref.begin());
+    INFO("device " << d << ", first difference at element " << (diff.first - got.begin()));
+    REQUIRE(diff.first == got.end());
+  }
 }
 
 TEST_CASE("collectives::reduce: integer psum wraps around like XLA", "[collectives]") {
