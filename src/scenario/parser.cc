@@ -1273,8 +1273,7 @@ Pos advance_pos(Pos p, std::string_view text, std::size_t from, std::size_t to) 
 ExprPtr Parser::parse_strings() {
   Pos pos = tok().pos;
   bool any_f = false;
-  std::size_t j = i_;
-  while (toks_[j].kind == TokenKind::kString) any_f = any_f || toks_[j++].is_fstring;
+  for (std::size_t j = i_; toks_[j].kind == TokenKind::kString; ++j) any_f = any_f || toks_[j].is_fstring;
   if (!any_f) {
     std::string s;
     while (at_kind(TokenKind::kString)) {

@@ -57,6 +57,15 @@ print(f"{1.0:.3}", f"{1234.5:.3}", f"{True}", f"{None}")
         "1.0 1.23e+03 True None\n");
 }
 
+TEST_CASE("scenario::Interpreter: an f-string next to plain strings concatenates", "[scenario][python]") {
+  // `f'a' 'd'` used to loop forever in the parser (found by tools/fuzz.sh).
+  auto r = run(R"PY(
+n = 2
+print(f'a' 'd', 'x' f'{n + 1}' 'y', f'{n}' f'{n}' "z")
+)PY");
+  CHECK(r.out == "ad x3y 22z\n");
+}
+
 TEST_CASE("scenario::Interpreter: control flow", "[scenario][python]") {
   auto r = run(R"PY(
 out = []
