@@ -115,9 +115,11 @@ inline void combine_into(A* __restrict acc, const T* __restrict src, std::int64_
 }
 
 // Above this many output bytes per collective the outputs cannot stay in the
-// caches anyway: they are written with non-temporal stores, which skip the read
-// a normal store does first (a third of the traffic). Below it they are copied
-// normally, so a small psum's result is still in cache when the devices read it.
+// caches anyway: outputs copied straight from the accumulator (the output type
+// is the accumulation type: f32, f64) are written with non-temporal stores,
+// which skip the read a normal store does first (a third of the traffic); the
+// converting paths (halves, pmean of ints) store normally. Below it everything
+// is copied normally, so a small psum's result is still in cache when read.
 constexpr std::int64_t kStreamingOutputBytes = std::int64_t{16} << 20;
 
 // memcpy that bypasses the caches where SSE2 allows; fence_streamed() must
