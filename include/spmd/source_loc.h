@@ -24,9 +24,16 @@ struct SourceLoc {
   /// "file:line:column", "file:line" when the column is unknown, "<unknown>" when invalid.
   std::string to_string() const;
 
-  static SourceLoc from(const std::source_location& loc);
+  static SourceLoc from(const std::source_location& loc) { return SourceLoc{loc.file_name(), loc.line(), loc.column()}; }
 
-  friend bool operator==(const SourceLoc& a, const SourceLoc& b);
+  /// Same line, column and file (by pointer first: the rendezvous compares
+  /// locations once per arriving device).
+  friend bool operator==(const SourceLoc& a, const SourceLoc& b) {
+    return a.line == b.line && a.column == b.column && (a.file == b.file || same_file_text(a.file, b.file));
+  }
+
+ private:
+  static bool same_file_text(const char* a, const char* b);
 };
 
 /// Returns a process-lifetime copy of `path`, the same pointer for equal strings.

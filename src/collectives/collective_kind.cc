@@ -1,21 +1,13 @@
 #include "spmd/collectives/collective_kind.h"
 
-#include <array>
-
 #include "spmd/collectives/axis_set.h"
 
 namespace spmd {
 
-namespace {
-constexpr std::array<std::string_view, 9> kCollectiveNames = {"psum",        "pmean",      "pmax",     "pmin",   "all_gather",
-                                                    "psum_scatter", "all_to_all", "ppermute", "barrier"};
-}
-
-std::string_view collective_name(CollectiveKind kind) { return kCollectiveNames[static_cast<int>(kind)]; }
-
 std::optional<CollectiveKind> parse_collective(std::string_view name) {
-  for (std::size_t i = 0; i < kCollectiveNames.size(); ++i) {
-    if (kCollectiveNames[i] == name) return static_cast<CollectiveKind>(i);
+  for (int i = 0; i <= static_cast<int>(CollectiveKind::kBarrier); ++i) {
+    auto kind = static_cast<CollectiveKind>(i);
+    if (collective_name(kind) == name) return kind;
   }
   return std::nullopt;
 }

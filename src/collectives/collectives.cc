@@ -28,15 +28,21 @@ namespace {
   r.device = ctx.device;
   r.where = sig.loc;
   r.op = std::string(collective_name(kind));
-  r.axis = AxisSet(sig.axes).to_string();
+  r.axis = sig.axes.text();
   throw InvalidArgument(std::move(r));
 }
 
-DeviceContext& enter(const CollectiveSignature& sig) {
+// Where a collective starts: the calling device and the axes it named,
+// resolved (throws AxisNameError for an unbound name, or on the host).
+struct Entered {
+  DeviceContext& ctx;
+  ResolvedAxes& axes;
+};
+
+Entered enter(CollectiveKind kind, const AxisSet& axes, SourceLoc loc) {
   DeviceContext* ctx = current_context();
-  if (ctx == nullptr) resolve_axes(ctx, sig.axes, collective_name(sig.kind), sig.loc);  // throws: nothing is bound
-  resolve_axes_cached(*ctx, sig.axes, collective_name(sig.kind), sig.loc);
-  return *ctx;
+  if (ctx == nullptr) resolve_axes(ctx, axes.names, collective_name(kind), loc);  // throws: nothing is bound
+  return {*ctx, ctx->resolve(axes.names, collective_name(kind), loc)};
 }
 
 void check_groups(const DeviceContext& ctx, const CollectiveSignature& sig, int n) {
@@ -64,19 +70,20 @@ void check_groups(const DeviceContext& ctx, const CollectiveSignature& sig, int 
   }
 }
 
-int group_size(DeviceContext& ctx, const CollectiveSignature& sig) {
-  int n = resolve_axes_cached(ctx, sig.axes, collective_name(sig.kind), sig.loc).position.size;
-  check_groups(ctx, sig, n);
+int group_size(const Entered& at, const CollectiveSignature& sig) {
+  int n = at.axes.position.size;
+  check_groups(at.ctx, sig, n);
   return sig.groups.empty() ? n : static_cast<int>(sig.groups[0].size());
 }
 
-CollectiveSignature signature(CollectiveKind kind, const AxisSet& axes, std::span<const Array> xs,
+CollectiveSignature signature(CollectiveKind kind, const Entered& at, std::span<const Array> xs,
                               const AxisIndexGroups& groups, SourceLoc loc) {
   CollectiveSignature sig;
   sig.kind = kind;
-  sig.axes = axes.names;
+  sig.axes = at.axes.names;
   sig.groups = groups;
   sig.loc = loc;
+  sig.operands.reserve(xs.size());
   for (const Array& x : xs) {
     check_placement(x, collective_name(kind));
     sig.operands.push_back({x.dtype(), x.shape()});
@@ -86,10 +93,10 @@ CollectiveSignature signature(CollectiveKind kind, const AxisSet& axes, std::spa
 
 std::vector<Array> reduction(CollectiveKind kind, std::span<const Array> xs, const AxisSet& axes,
                              const AxisIndexGroups& groups, SourceLoc loc) {
-  CollectiveSignature sig = signature(kind, axes, xs, groups, loc);
-  DeviceContext& ctx = enter(sig);
-  group_size(ctx, sig);
-  std::vector<Array> out = run_collective(ctx, std::move(sig), xs);
+  Entered at = enter(kind, axes, loc);
+  CollectiveSignature sig = signature(kind, at, xs, groups, loc);
+  group_size(at, sig);
+  std::vector<Array> out = run_collective(at.ctx, at.axes, sig, xs);
   // Python scalars stay weakly typed through a reduction, as in JAX.
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (xs[i].weak_type()) out[i] = out[i].with_weak_type(true);
@@ -131,51 +138,51 @@ SPMD_DEFINE_REDUCTION(pmin, CollectiveKind::kPmin)
 
 Array all_gather(const Array& x, const AxisSet& axes, int axis, bool tiled, const AxisIndexGroups& groups,
                  SourceLoc loc) {
-  CollectiveSignature sig = detail::signature(CollectiveKind::kAllGather, axes, std::span<const Array>(&x, 1), groups, loc);
-  detail::DeviceContext& ctx = detail::enter(sig);
-  detail::group_size(ctx, sig);
+  detail::Entered at = detail::enter(CollectiveKind::kAllGather, axes, loc);
+  CollectiveSignature sig = detail::signature(CollectiveKind::kAllGather, at, std::span<const Array>(&x, 1), groups, loc);
+  detail::group_size(at, sig);
   sig.tiled = tiled;
   // Untiled inserts a new axis: positions 0..rank are valid.
-  sig.axis = detail::normalize(ctx, sig, axis, x.ndim() + (tiled ? 0 : 1), "axis");
-  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+  sig.axis = detail::normalize(at.ctx, sig, axis, x.ndim() + (tiled ? 0 : 1), "axis");
+  return detail::run_collective(at.ctx, at.axes, sig, std::span<const Array>(&x, 1))[0];
 }
 
 Array psum_scatter(const Array& x, const AxisSet& axes, int scatter_dimension, bool tiled,
                    const AxisIndexGroups& groups, SourceLoc loc) {
-  CollectiveSignature sig = detail::signature(CollectiveKind::kPsumScatter, axes, std::span<const Array>(&x, 1), groups, loc);
-  detail::DeviceContext& ctx = detail::enter(sig);
-  int n = detail::group_size(ctx, sig);
+  detail::Entered at = detail::enter(CollectiveKind::kPsumScatter, axes, loc);
+  CollectiveSignature sig = detail::signature(CollectiveKind::kPsumScatter, at, std::span<const Array>(&x, 1), groups, loc);
+  int n = detail::group_size(at, sig);
   sig.tiled = tiled;
-  sig.axis = detail::normalize(ctx, sig, scatter_dimension, x.ndim(), "scatter_dimension");
+  sig.axis = detail::normalize(at.ctx, sig, scatter_dimension, x.ndim(), "scatter_dimension");
   std::int64_t dim = x.shape()[static_cast<std::size_t>(sig.axis)];
   if (!tiled && dim != n) {
-    detail::invalid(ctx, sig.kind, sig,
+    detail::invalid(at.ctx, sig.kind, sig,
                     "scatter_dimension " + std::to_string(sig.axis) + " of " + sig.operand_types() + " has size " +
                         std::to_string(dim) + " but the group has " + std::to_string(n) + " devices",
                     "untiled psum_scatter needs that dimension to equal the number of devices; use tiled=True to "
                     "split a dimension divisible by it");
   }
   if (tiled && dim % n != 0) {
-    detail::invalid(ctx, sig.kind, sig,
+    detail::invalid(at.ctx, sig.kind, sig,
                     "scatter_dimension " + std::to_string(sig.axis) + " of " + sig.operand_types() + " has size " +
                         std::to_string(dim) + ", not divisible by the " + std::to_string(n) + " devices",
                     "pad or reshape the operand so the scattered dimension is a multiple of the device count");
   }
-  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+  return detail::run_collective(at.ctx, at.axes, sig, std::span<const Array>(&x, 1))[0];
 }
 
 Array all_to_all(const Array& x, const AxisSet& axes, int split_axis, int concat_axis, bool tiled,
                  const AxisIndexGroups& groups, SourceLoc loc) {
-  CollectiveSignature sig = detail::signature(CollectiveKind::kAllToAll, axes, std::span<const Array>(&x, 1), groups, loc);
-  detail::DeviceContext& ctx = detail::enter(sig);
-  int n = detail::group_size(ctx, sig);
+  detail::Entered at = detail::enter(CollectiveKind::kAllToAll, axes, loc);
+  CollectiveSignature sig = detail::signature(CollectiveKind::kAllToAll, at, std::span<const Array>(&x, 1), groups, loc);
+  int n = detail::group_size(at, sig);
   sig.tiled = tiled;
-  sig.axis = detail::normalize(ctx, sig, split_axis, x.ndim(), "split_axis");
+  sig.axis = detail::normalize(at.ctx, sig, split_axis, x.ndim(), "split_axis");
   // Untiled removes split_axis and inserts a new one: concat_axis ranges over the same rank.
-  sig.concat_axis = detail::normalize(ctx, sig, concat_axis, x.ndim(), "concat_axis");
+  sig.concat_axis = detail::normalize(at.ctx, sig, concat_axis, x.ndim(), "concat_axis");
   std::int64_t dim = x.shape()[static_cast<std::size_t>(sig.axis)];
   if ((!tiled && dim != n) || (tiled && dim % n != 0)) {
-    detail::invalid(ctx, sig.kind, sig,
+    detail::invalid(at.ctx, sig.kind, sig,
                     "split_axis " + std::to_string(sig.axis) + " of " + sig.operand_types() + " has size " +
                         std::to_string(dim) + (tiled ? ", not divisible by " : " but must equal ") + "the " +
                         std::to_string(n) + " devices of the group",
@@ -183,20 +190,20 @@ Array all_to_all(const Array& x, const AxisSet& axes, int split_axis, int concat
                           : "untiled all_to_all sends one slice of split_axis to each device; use tiled=True to "
                             "send equal blocks of a longer dimension");
   }
-  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+  return detail::run_collective(at.ctx, at.axes, sig, std::span<const Array>(&x, 1))[0];
 }
 
 Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, SourceLoc loc) {
-  CollectiveSignature sig = detail::signature(CollectiveKind::kPpermute, axes, std::span<const Array>(&x, 1), {}, loc);
-  detail::DeviceContext& ctx = detail::enter(sig);
-  int n = detail::group_size(ctx, sig);
+  detail::Entered at = detail::enter(CollectiveKind::kPpermute, axes, loc);
+  CollectiveSignature sig = detail::signature(CollectiveKind::kPpermute, at, std::span<const Array>(&x, 1), {}, loc);
+  int n = detail::group_size(at, sig);
   sig.perm = perm;
   // Bitmaps, not sets: every device checks the whole permutation, so this is
   // O(n) per device and O(n^2) per ppermute on n devices.
   std::vector<std::uint8_t> seen(static_cast<std::size_t>(n), 0);
   for (auto [s, d] : perm) {
     if (s < 0 || s >= n || d < 0 || d >= n) {
-      detail::invalid(ctx, sig.kind, sig,
+      detail::invalid(at.ctx, sig.kind, sig,
                       "perm pair (" + std::to_string(s) + ", " + std::to_string(d) + ") is outside 0.." +
                           std::to_string(n - 1) + " (" + sig.params() + ")",
                       "indices in perm are positions along the axis, 0 to axis_size - 1");
@@ -204,7 +211,7 @@ Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, Sou
     std::uint8_t& src_bit = seen[static_cast<std::size_t>(s)];
     std::uint8_t& dst_bit = seen[static_cast<std::size_t>(d)];
     if ((src_bit & 1) || (dst_bit & 2)) {
-      detail::invalid(ctx, sig.kind, sig,
+      detail::invalid(at.ctx, sig.kind, sig,
                       "perm sources and destinations must each be unique (" + sig.params() + ")",
                       "each device sends at most once and receives at most once; e.g. a ring is "
                       "[(i, (i + 1) % n) for i in range(n)]");
@@ -212,13 +219,17 @@ Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, Sou
     src_bit |= 1;
     dst_bit |= 2;
   }
-  return detail::run_collective(ctx, std::move(sig), std::span<const Array>(&x, 1))[0];
+  return detail::run_collective(at.ctx, at.axes, sig, std::span<const Array>(&x, 1))[0];
 }
 
 void barrier(const AxisSet& axes, SourceLoc loc) {
-  CollectiveSignature sig = detail::signature(CollectiveKind::kBarrier, axes, {}, {}, loc);
-  detail::DeviceContext& ctx = detail::enter(sig);
-  detail::run_collective(ctx, std::move(sig), {});
+  detail::Entered at = detail::enter(CollectiveKind::kBarrier, axes, loc);
+  // No operands, groups or parameters to check or copy.
+  CollectiveSignature sig;
+  sig.kind = CollectiveKind::kBarrier;
+  sig.axes = at.axes.names;
+  sig.loc = loc;
+  detail::run_collective(at.ctx, at.axes, sig, {});
 }
 
 namespace detail {
@@ -226,7 +237,7 @@ namespace {
 const ResolvedAxes& resolve_here(const AxisSet& axes, std::string_view op, SourceLoc loc) {
   DeviceContext* ctx = current_context();
   if (ctx == nullptr) resolve_axes(ctx, axes.names, op, loc);  // throws: nothing is bound on the host
-  return resolve_axes_cached(*ctx, axes.names, op, loc);
+  return ctx->resolve(axes.names, op, loc);
 }
 }  // namespace
 }  // namespace detail

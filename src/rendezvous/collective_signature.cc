@@ -3,7 +3,7 @@
 namespace spmd::detail {
 
 std::string CollectiveSignature::op_and_axes() const {
-  return std::string(collective_name(kind)) + " over " + AxisSet(axes).to_string();
+  return std::string(collective_name(kind)) + " over " + axes.text();
 }
 
 std::string CollectiveSignature::operand_types() const {

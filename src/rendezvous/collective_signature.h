@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "rendezvous/axis_names.h"
 #include "spmd/collectives/axis_set.h"
 #include "spmd/collectives/collective_kind.h"
 #include "spmd/core/dtype.h"
@@ -23,7 +24,7 @@ struct OperandType {
 
 struct CollectiveSignature {
   CollectiveKind kind = CollectiveKind::kBarrier;
-  std::vector<std::string> axes;          // as the caller named them, in its order
+  AxisNames axes;                         // as the caller named them, in its order
   std::vector<OperandType> operands;
   int axis = 0;          // all_gather axis, psum_scatter scatter_dimension, all_to_all split_axis
   int concat_axis = 0;   // all_to_all
@@ -43,7 +44,13 @@ struct CollectiveSignature {
 
   /// Which field differs first (for the mismatch headline), or "" when equal.
   std::string first_difference(const CollectiveSignature& other) const;
-  bool operator==(const CollectiveSignature& other) const { return first_difference(other).empty(); }
+  /// Same as first_difference(other).empty(), without building a string:
+  /// the rendezvous asks this once per arriving device.
+  bool operator==(const CollectiveSignature& other) const {
+    return kind == other.kind && axes == other.axes && axis == other.axis && concat_axis == other.concat_axis &&
+           tiled == other.tiled && loc == other.loc && operands == other.operands && perm == other.perm &&
+           groups == other.groups;
+  }
 };
 
 }  // namespace spmd::detail

@@ -21,10 +21,11 @@ class DeviceContext;
 /// A device parked at a rendezvous; lives on that device's stack.
 struct Arrival {
   DeviceContext* ctx = nullptr;
-  CollectiveSignature sig;
+  const CollectiveSignature* sig = nullptr;  // in the caller's frame, alive while it waits
   std::span<const Array> inputs;
   std::vector<Array> outputs;  // filled by the data plane
   std::int64_t seq = 0;        // the device's collective index
+  int index = 0;               // its index along the axes as the caller named them
 };
 
 struct Communicator {

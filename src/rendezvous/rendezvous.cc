@@ -1,6 +1,7 @@
 #include "rendezvous/rendezvous.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "backend/backend.h"
 #include "rendezvous/communicator.h"
@@ -57,7 +58,7 @@ namespace {
   RecentEvent ev{EventKind::kCollectiveEnter};
   ev.seq = seq;
   ev.op = collective_name(site.kind);
-  ev.axes = *site.axes;
+  ev.axes = site.axes.text();
   ev.types = site.types;
   ev.loc = site.loc;
   ctx.run.record_event(ctx, std::move(ev), &sig, /*keep_in_ring=*/false);
@@ -105,105 +106,149 @@ AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::stri
   return p;
 }
 
-const ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
-                                        SourceLoc loc) {
-  // A call names the same axes as the one before, almost always.
-  if (ctx.last_axes != nullptr && ctx.last_axes->first == axes) return ctx.last_axes->second;
-  for (const auto& entry : ctx.axes_cache) {
-    if (entry.first == axes) {
-      ctx.last_axes = &entry;
-      return entry.second;
-    }
+ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
+                                  SourceLoc loc) {
+  for (ResolvedAxes& entry : ctx.axes_cache) {
+    if (entry.names.names() == axes) return *(ctx.last_axes = &entry);
   }
   ResolvedAxes r;
   r.mask = resolve_axes(&ctx, axes, op, loc);
+  r.names = AxisNames::intern(axes);
   r.position = axis_position(ctx, axes);
-  r.text = AxisSet(axes).to_string();
-  ctx.last_axes = &ctx.axes_cache.emplace_back(axes, std::move(r));
-  return ctx.last_axes->second;
+  return *(ctx.last_axes = &ctx.axes_cache.emplace_back(std::move(r)));
 }
 
-std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, std::span<const Array> inputs) {
-  Run& run = ctx.run;
-  const ResolvedAxes& axes = resolve_axes_cached(ctx, sig.axes, collective_name(sig.kind), sig.loc);
+namespace {
 
-  Arrival me;
-  me.ctx = &ctx;
-  me.inputs = inputs;
-  me.seq = ctx.history_size();
-  const CollectiveSite& site = ctx.intern_site(sig, axes.text);
-  if (run.has_observers()) notify_enter(ctx, site, me.seq, sig);
-  ctx.record_collective(site, run.options().recent_events);
-  me.sig = std::move(sig);
+// Under the lock: the communicator of `axes` and this device's slot in it.
+Communicator& communicator_of(Run& run, DeviceContext& ctx, ResolvedAxes& axes) {
+  if (axes.comm == nullptr) {
+    axes.comm = &run.communicator(ctx, axes.mask);
+    int slot = 0;
+    for (int pos : axes.comm->reduced) {
+      const AxisBinding& b = ctx.env[static_cast<std::size_t>(pos)];
+      slot = slot * b.size + b.index;
+    }
+    axes.slot = slot;
+  }
+  return *axes.comm;
+}
 
-  std::unique_lock<std::mutex> lock(run.mutex());
-  if (run.aborted()) {
-    ctx.end_detail = "stopped on arrival at " + me.sig.op_and_axes() + " #" + std::to_string(me.seq);
-    ctx.end_loc = me.sig.loc;
+}  // namespace
+
+std::vector<Array> run_collective(DeviceContext& ctx, const CollectiveSignature& sig, std::span<const Array> inputs) {
+  ResolvedAxes& axes = ctx.resolve(sig.axes.names(), collective_name(sig.kind), sig.loc);
+  return run_collective(ctx, axes, sig, inputs);
+}
+
+namespace {
+
+// The rendezvous' cold paths live out of line, so the frame a device parks in
+// stays small: at a thousand devices, every cache line of a parked device's
+// stack is a miss when it resumes.
+
+[[noreturn, gnu::noinline]] void stopped_on_arrival(DeviceContext& ctx, const Arrival& me) {
+  ctx.end_detail = "stopped on arrival at " + me.sig->op_and_axes() + " #" + std::to_string(me.seq);
+  ctx.end_loc = me.sig->loc;
+  throw RunAborted{};
+}
+
+[[noreturn, gnu::noinline]] void stop_on_mismatch(Run& run, DeviceContext& ctx, Communicator& comm, const Arrival& me) {
+  Report r = build_mismatch_report(comm, run.options().repro);
+  comm.reset();
+  ctx.end_detail = "stopped at " + me.sig->op_and_axes() + " #" + std::to_string(me.seq) + " (collective mismatch)";
+  ctx.end_loc = me.sig->loc;
+  run.abort_locked(std::make_exception_ptr(CollectiveMismatch(std::move(r))));
+  throw RunAborted{};
+}
+
+// The last member arrived with a matching signature (lock held): move the
+// data and wake the others. Returns with `lock` released.
+[[gnu::noinline]] void move_data_and_release(Run& run, DeviceContext& ctx, Communicator& comm,
+                                             std::unique_lock<std::mutex>& lock) {
+  CollectiveCall call;
+  call.sig = comm.first->sig;
+  // Members in the order of their index along the axes as the caller named
+  // them (slots are in env order, which differs for a reordered tuple).
+  call.members.resize(comm.slots.size());
+  for (Arrival* a : comm.slots) {
+    call.members[static_cast<std::size_t>(a->index)] = {a->ctx, a->inputs, &a->outputs};
+  }
+  comm.reset();
+  // The members stay parked (counted as blocked) while the data moves.
+  lock.unlock();
+  try {
+    if (run.options().collectives_move_data) run.backend().execute(call);
+  } catch (...) {
+    lock.lock();
+    run.abort_locked(std::current_exception());
     throw RunAborted{};
   }
-  Communicator& comm = run.communicator(ctx, axes.mask);
-  int slot = 0;
-  for (int pos : comm.reduced) slot = slot * ctx.env[static_cast<std::size_t>(pos)].size + ctx.env[static_cast<std::size_t>(pos)].index;
-  comm.slots[static_cast<std::size_t>(slot)] = &me;
+  lock.lock();
+  // Stopped while the data moved: abort_locked() woke the members already.
+  if (run.aborted()) throw RunAborted{};
+  for (const CollectiveMember& m : call.members) {
+    ++m.ctx->collectives_done;
+    if (m.ctx != &ctx) run.release(*m.ctx);
+  }
+  lock.unlock();
+}
+
+[[gnu::noinline]] void notify_exit(Run& run, DeviceContext& ctx, const ResolvedAxes& axes, const Arrival& me) {
+  RecentEvent ev{EventKind::kCollectiveExit};
+  ev.seq = me.seq;
+  ev.op = collective_name(me.sig->kind);
+  ev.axes = axes.names.text();
+  ev.loc = me.sig->loc;
+  run.record_event(ctx, std::move(ev), me.sig, /*keep_in_ring=*/false);
+}
+
+}  // namespace
+
+std::vector<Array> run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSignature& sig,
+                                  std::span<const Array> inputs) {
+  Run& run = ctx.run;
+  Arrival me;
+  me.ctx = &ctx;
+  me.sig = &sig;
+  me.inputs = inputs;
+  me.seq = ctx.history_size();
+  me.index = axes.position.index;
+  const CollectiveSite& site = ctx.intern_site(sig);
+  if (run.has_observers()) notify_enter(ctx, site, me.seq, sig);
+  ctx.record_collective(site);
+
+  std::unique_lock<std::mutex> lock(run.mutex());
+  if (run.aborted()) stopped_on_arrival(ctx, me);
+  Communicator& comm = communicator_of(run, ctx, axes);
+  comm.slots[static_cast<std::size_t>(axes.slot)] = &me;
   ++comm.arrived;
   if (comm.first == nullptr) {
     comm.first = &me;
-  } else if (!(comm.first->sig == me.sig)) {
+  } else if (!(*comm.first->sig == sig)) {
     comm.mismatch = true;
   }
 
   if (comm.arrived < comm.size) {
     ctx.waiting = &me;  // cleared by Run::release()
     run.block(lock, ctx, DeviceState::kWaitingCollective);  // returns unlocked
-  } else {
-    if (comm.mismatch) {
-      Report r = build_mismatch_report(comm, run.options().repro);
-      comm.reset();
-      ctx.end_detail = "stopped at " + me.sig.op_and_axes() + " #" + std::to_string(me.seq) + " (collective mismatch)";
-      ctx.end_loc = me.sig.loc;
-      run.abort_locked(std::make_exception_ptr(CollectiveMismatch(std::move(r))));
-      throw RunAborted{};
-    }
-    CollectiveCall call;
-    call.sig = &comm.first->sig;
-    std::vector<Arrival*> members(comm.slots.begin(), comm.slots.end());
-    if (call.sig->kind != CollectiveKind::kBarrier) {
-      // Members in the order of their index along the axes as the caller named
-      // them (slots are in env order, which differs for a reordered tuple).
-      call.members.resize(members.size());
-      for (Arrival* a : members) {
-        int index = resolve_axes_cached(*a->ctx, call.sig->axes, collective_name(call.sig->kind), call.sig->loc).position.index;
-        call.members[static_cast<std::size_t>(index)] = {a->ctx, a->inputs, &a->outputs};
-      }
-    }
-    comm.reset();
-    // The members stay parked (counted as blocked) while the data moves.
-    lock.unlock();
-    try {
-      if (run.options().collectives_move_data) run.backend().execute(call);
-    } catch (...) {
-      lock.lock();
-      run.abort_locked(std::current_exception());
-      throw RunAborted{};
-    }
-    lock.lock();
-    // Stopped while the data moved: abort_locked() woke the members already.
-    if (run.aborted()) throw RunAborted{};
-    for (Arrival* a : members) {
+  } else if (comm.mismatch) {
+    stop_on_mismatch(run, ctx, comm, me);
+  } else if (sig.kind == CollectiveKind::kBarrier) {
+    // No data to move: wake the members without letting go of the lock,
+    // emptying the slots on the way (comm.reset() without a second pass).
+    for (Arrival*& slot : comm.slots) {
+      Arrival* a = std::exchange(slot, nullptr);
       ++a->ctx->collectives_done;
       if (a != &me) run.release(*a->ctx);
     }
+    comm.arrived = 0;
+    comm.first = nullptr;
     lock.unlock();
+  } else {
+    move_data_and_release(run, ctx, comm, lock);
   }
-  if (run.has_observers()) {
-    RecentEvent ev{EventKind::kCollectiveExit};
-    ev.seq = me.seq;
-    ev.op = collective_name(me.sig.kind);
-    ev.axes = axes.text;
-    ev.loc = me.sig.loc;
-    run.record_event(ctx, std::move(ev), &me.sig, /*keep_in_ring=*/false);
-  }
+  if (run.has_observers()) notify_exit(run, ctx, axes, me);
   if (run.has_pending_prints()) run.flush_prints(false);
   return std::move(me.outputs);
 }

@@ -14,6 +14,7 @@
 namespace spmd::detail {
 
 class DeviceContext;
+struct Communicator;
 
 /// Bit i set when ctx->env[i] is named in `axes`. Throws AxisNameError for a
 /// name that is not bound (on the host nothing is), listing the bound names
@@ -32,17 +33,22 @@ AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::stri
 /// What a device knows about a set of axes it names, resolved on first use
 /// and kept per device (a call site names the same axes every time).
 struct ResolvedAxes {
+  AxisNames names;  // interned: signatures point at it
   std::uint64_t mask = 0;
   AxisPosition position;
-  std::string text;  // "'i'" or "('i', 'j')"
+  Communicator* comm = nullptr;  // the group over these axes, found at the first collective
+  int slot = 0;                  // this device's slot in comm
 };
 /// resolve_axes + axis_position, cached in the device context.
-const ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
-                                        SourceLoc loc);
+ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
+                                  SourceLoc loc);
 
 /// Blocks until all members arrived; returns this device's outputs. Throws
 /// CollectiveMismatch / DeadlockError (on the device that detects it) or
-/// RunAborted (on the others).
-std::vector<Array> run_collective(DeviceContext& ctx, CollectiveSignature sig, std::span<const Array> inputs);
+/// RunAborted (on the others). `axes` is resolve_axes_cached(sig.axes).
+std::vector<Array> run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSignature& sig,
+                                  std::span<const Array> inputs);
+/// The same, resolving sig.axes first (trace replay).
+std::vector<Array> run_collective(DeviceContext& ctx, const CollectiveSignature& sig, std::span<const Array> inputs);
 
 }  // namespace spmd::detail

@@ -33,8 +33,8 @@ namespace {
 std::string status_detail(const DeviceContext& c) {
   switch (c.state) {
     case DeviceState::kWaitingCollective:
-      return c.waiting->sig.op_and_axes() + " #" + std::to_string(c.waiting->seq) +
-             (c.waiting->sig.operands.empty() ? "" : " " + c.waiting->sig.operand_types());
+      return c.waiting->sig->op_and_axes() + " #" + std::to_string(c.waiting->seq) +
+             (c.waiting->sig->operands.empty() ? "" : " " + c.waiting->sig->operand_types());
     case DeviceState::kAtBreakpoint: return "jax.debug.breakpoint";
     case DeviceState::kWaitingChildren: return "waiting for its nested pmap";
     case DeviceState::kFinished:
@@ -46,7 +46,7 @@ std::string status_detail(const DeviceContext& c) {
 
 SourceLoc status_loc(const DeviceContext& c) {
   switch (c.state) {
-    case DeviceState::kWaitingCollective: return c.waiting->sig.loc;
+    case DeviceState::kWaitingCollective: return c.waiting->sig->loc;
     case DeviceState::kAtBreakpoint: return c.breakpoint_loc;
     case DeviceState::kWaitingChildren: return c.current_loc;
     default: return c.end_loc;
@@ -59,7 +59,7 @@ std::string whereabouts(const DeviceContext& c) {
   switch (c.state) {
     case DeviceState::kFinished: return "returned after " + std::to_string(c.collectives_done) + " collective" +
                                         (c.collectives_done == 1 ? "" : "s");
-    case DeviceState::kWaitingCollective: return "waits at " + c.waiting->sig.op_and_axes() + loc;
+    case DeviceState::kWaitingCollective: return "waits at " + c.waiting->sig->op_and_axes() + loc;
     case DeviceState::kAtBreakpoint: return "is at a breakpoint" + loc;
     case DeviceState::kWaitingChildren: return "waits for its nested pmap" + loc;
     case DeviceState::kRaised: return c.end_detail;
@@ -145,7 +145,7 @@ Divergence find_divergence(const std::vector<DeviceContext*>& devices) {
   // Collectives: the first index where the devices' entries differ.
   std::int64_t lo = 0, common = INT64_MAX, most = 0;
   for (auto* c : devices) {
-    std::int64_t retained = std::min<std::int64_t>(c->history_size(), DeviceContext::kHistoryCapacity);
+    std::int64_t retained = std::min(c->history_size(), c->history_capacity());
     lo = std::max(lo, c->history_size() - retained);
     common = std::min(common, c->history_size());
     most = std::max(most, c->history_size());
@@ -257,9 +257,9 @@ Report mismatch_report(const std::vector<Arrival*>& arrivals, const std::vector<
   // Group members by signature, most common first.
   std::vector<std::pair<const CollectiveSignature*, std::vector<int>>> groups;
   for (Arrival* a : arrivals) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == a->sig; });
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == *a->sig; });
     if (it == groups.end()) {
-      groups.push_back({&a->sig, {a->ctx->device}});
+      groups.push_back({a->sig, {a->ctx->device}});
     } else {
       it->second.push_back(a->ctx->device);
     }
@@ -270,7 +270,7 @@ Report mismatch_report(const std::vector<Arrival*>& arrivals, const std::vector<
   std::string field = ref.first_difference(*groups[1].first);
   auto what = [&](const CollectiveSignature& s) {
     if (field == "op") return std::string(collective_name(s.kind));
-    if (field == "axis") return AxisSet(s.axes).to_string();
+    if (field == "axis") return s.axes.text();
     if (field == "dtype" || field == "shape" || field == "operand count") return s.operand_types();
     if (field == "parameters") return s.params();
     return s.loc.to_string();
@@ -287,11 +287,11 @@ Report mismatch_report(const std::vector<Arrival*>& arrivals, const std::vector<
   r.message = headline;
   r.where = ref.loc;
   r.op = std::string(collective_name(ref.kind));
-  r.axis = AxisSet(ref.axes).to_string();
+  r.axis = ref.axes.text();
   r.hint = mismatch_hint(field);
   r.table.columns = {"devices", "op", "axes", "operands", "params", "where"};
   for (const auto& [sig, ids] : groups) {
-    r.table.rows.push_back({format_devices(ids), std::string(collective_name(sig->kind)), AxisSet(sig->axes).to_string(),
+    r.table.rows.push_back({format_devices(ids), std::string(collective_name(sig->kind)), sig->axes.text(),
                             sig->operand_types(), sig->params(), sig->loc.to_string()});
   }
   for (const DeviceContext* m : missing) {
@@ -354,7 +354,7 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
     std::vector<int> arrived;
     std::vector<const DeviceContext*> missing;
     describe_rendezvous(comm, contexts, arrived, missing);
-    const CollectiveSignature& sig = comm.first->sig;
+    const CollectiveSignature& sig = *comm.first->sig;
     // A lone device is named with its coordinates; groups by id.
     std::string who = arrived.size() == 1 ? comm.first->ctx->label : format_devices(arrived);
     std::string line = who + " wait" + (arrived.size() == 1 ? "s" : "") + " at " + sig.op_and_axes() + " #" +
@@ -370,7 +370,7 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
       r.message = "deadlock: " + line;
       r.where = sig.loc;
       r.op = std::string(collective_name(sig.kind));
-      r.axis = AxisSet(sig.axes).to_string();
+      r.axis = sig.axes.text();
       peers = peers_of(*comm.first->ctx, contexts);
     }
     r.details.push_back(sig.op_and_axes() + " at " + sig.loc.to_string() + " needs " + std::to_string(comm.size) +

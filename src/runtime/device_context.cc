@@ -1,5 +1,9 @@
 #include "runtime/device_context.h"
 
+#include <bit>
+
+#include "runtime/run.h"
+
 namespace spmd::detail {
 
 namespace {
@@ -37,7 +41,7 @@ std::string RecentEvent::render() const {
     case EventKind::kDeviceStart: return "started";
     case EventKind::kCollectiveEnter:
       if (site != nullptr) {
-        return "#" + std::to_string(seq) + " " + std::string(collective_name(site->kind)) + " over " + *site->axes +
+        return "#" + std::to_string(seq) + " " + std::string(collective_name(site->kind)) + " over " + site->axes.text() +
                (site->types.empty() ? "" : " " + site->types) + where + (completed ? " (done)" : " (entered)");
       }
       return "#" + std::to_string(seq) + " " + op + " over " + axes + (types.empty() ? "" : " " + types) + where +
@@ -53,37 +57,26 @@ std::string RecentEvent::render() const {
   return "?";
 }
 
-std::string CollectiveSite::describe() const {
-  std::string s = std::string(collective_name(kind)) + " over " + *axes;
-  if (!types.empty()) s += " " + types;
-  if (loc.valid()) s += " at " + loc.to_string();
-  return s;
-}
-
 DeviceContext::DeviceContext(Run& r, DeviceContext* p, int id, DeviceId dev, std::vector<AxisBinding> e,
                              int index, int axes_bound, std::shared_ptr<Arena> arena)
     : run(r), parent(p), uid(id), device(dev), env(std::move(e)), index_in_pmap(index), pmap_axes(axes_bound),
-      label(make_label(dev, env)) {
+      label(make_label(device, env)) {
   placement.context = this;
   placement.arena = std::move(arena);
   placement.device = dev;
 }
 
-RecentEvent& DeviceContext::next_recent_slot(std::size_t capacity) {
+void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
+  if (capacity == 0) return;
   if (recent_.size() < capacity) recent_.resize(capacity);
   RecentEvent& slot = recent_[recent_next_];
   recent_next_ = (recent_next_ + 1) % recent_.size();
   recent_count_ = std::min(recent_count_ + 1, recent_.size());
-  return slot;
-}
-
-void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
-  if (capacity == 0) return;
-  RecentEvent& slot = next_recent_slot(capacity);
   // Copy-assign the strings: the slot keeps its buffers from earlier events.
   slot.kind = e.kind;
   slot.completed = false;
   slot.seq = e.seq;
+  slot.after_collectives = history_total_;
   slot.site = e.site;
   slot.loc = e.loc;
   slot.value = e.value;
@@ -93,58 +86,61 @@ void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
   slot.text = e.text;
 }
 
-const CollectiveSite& DeviceContext::intern_site(const CollectiveSignature& sig, const std::string& axes_text) {
-  auto same = [&](const CollectiveSite& s) {
-    return s.kind == sig.kind && s.axes == &axes_text && s.loc == sig.loc && s.operands == sig.operands;
-  };
-  // A loop calls the same site again and again: check the last one first.
-  if (last_site_ != nullptr && same(*last_site_)) return *last_site_;
+const CollectiveSite& DeviceContext::intern_new_site(const CollectiveSignature& sig) {
   for (auto it = sites_.rbegin(); it != sites_.rend(); ++it) {
-    if (same(*it)) return *(last_site_ = &*it);
+    if ((*it)->matches(sig)) return *(last_site_ = *it);
   }
-  CollectiveSite& site = sites_.emplace_back();
-  site.kind = sig.kind;
-  site.axes = &axes_text;
-  site.operands = sig.operands;
-  site.types = sig.operand_types();
-  site.loc = sig.loc;
-  return *(last_site_ = &site);
+  last_site_ = &run.sites().intern(sig);
+  sites_.push_back(last_site_);
+  return *last_site_;
 }
 
-void DeviceContext::record_collective(const CollectiveSite& site, std::size_t recent_capacity) {
-  // Collective n lives in slot n % capacity.
-  if (history_.empty()) history_.resize(kHistoryCapacity);
-  history_[static_cast<std::size_t>(history_total_ % static_cast<std::int64_t>(kHistoryCapacity))] = &site;
-  if (recent_capacity > 0) {
-    // Only the fixed fields: the strings of a collective event stay unread.
-    RecentEvent& slot = next_recent_slot(recent_capacity);
-    slot.kind = EventKind::kCollectiveEnter;
-    slot.completed = false;
-    slot.seq = history_total_;
-    slot.site = &site;
-    slot.loc = site.loc;
-  }
-  ++history_total_;
+void DeviceContext::size_history() {
+  // A power of two, so that a collective's slot is a mask, not a division.
+  history_.resize(std::bit_ceil(std::max(kHistoryCapacity, run.options().recent_events)));
+}
+
+std::int64_t DeviceContext::history_capacity() const {
+  return static_cast<std::int64_t>(history_.empty() ? kHistoryCapacity : history_.size());
 }
 
 std::vector<RecentEvent> DeviceContext::recent() const {
-  std::vector<RecentEvent> out;
-  out.reserve(recent_count_);
-  std::size_t first = (recent_next_ + recent_.size() - recent_count_) % std::max<std::size_t>(recent_.size(), 1);
-  for (std::size_t i = 0; i < recent_count_; ++i) {
-    RecentEvent& e = out.emplace_back(recent_[(first + i) % recent_.size()]);
-    // A device's collectives complete in order: the first collectives_done did.
-    e.completed = e.kind == EventKind::kCollectiveEnter && e.seq < collectives_done;
+  const std::size_t wanted = run.options().recent_events;
+  // Newest first: take the newer of the next other event and the next
+  // collective. An event recorded after n collectives is newer than collective #k when n > k.
+  std::vector<RecentEvent> newest_first;
+  std::size_t other = 0;  // other events taken
+  std::int64_t next_collective = history_total_ - 1;
+  const std::int64_t oldest_retained = history_total_ - std::min(history_total_, history_capacity());
+  while (newest_first.size() < wanted) {
+    const RecentEvent* e =
+        other < recent_count_ ? &recent_[(recent_next_ + recent_.size() - 1 - other) % recent_.size()] : nullptr;
+    bool collective_left = next_collective >= oldest_retained;
+    if (e != nullptr && (!collective_left || e->after_collectives > next_collective)) {
+      newest_first.push_back(*e);
+      ++other;
+    } else if (collective_left) {
+      RecentEvent c{EventKind::kCollectiveEnter};
+      c.seq = next_collective;
+      c.after_collectives = next_collective;
+      c.site = history_at(next_collective);
+      c.loc = c.site->loc;
+      // A device's collectives complete in order: the first collectives_done did.
+      c.completed = next_collective < collectives_done;
+      newest_first.push_back(std::move(c));
+      --next_collective;
+    } else {
+      break;
+    }
   }
-  return out;
+  return {std::make_move_iterator(newest_first.rbegin()), std::make_move_iterator(newest_first.rend())};
 }
 
 const CollectiveSite* DeviceContext::history_at(std::int64_t i) const {
-  std::int64_t retained = std::min<std::int64_t>(history_total_, static_cast<std::int64_t>(kHistoryCapacity));
+  std::int64_t retained = std::min(history_total_, history_capacity());
   if (i < history_total_ - retained || i >= history_total_) return nullptr;
-  return history_[static_cast<std::size_t>(i % static_cast<std::int64_t>(kHistoryCapacity))];
+  return history_[static_cast<std::size_t>(i) & (history_.size() - 1)];
 }
 
-DeviceContext* current_context() noexcept { return current_placement()->context; }
 
 }  // namespace spmd::detail

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "core/placement.h"
 #include "rendezvous/collective_signature.h"
+#include "rendezvous/collective_site.h"
 #include "rendezvous/rendezvous.h"
 #include "runtime/decision_log.h"
 #include "spmd/core/array.h"
@@ -38,28 +39,13 @@ enum class DeviceState : std::uint8_t {
 
 std::string_view device_state_name(DeviceState s);
 
-/// One collective call site as a device saw it (op, axes, operand types,
-/// line). Interned per device: the history and recent-event rings point at
-/// it, so entering a collective copies no strings.
-struct CollectiveSite {
-  CollectiveKind kind = CollectiveKind::kBarrier;
-  const std::string* axes = nullptr;  // ResolvedAxes::text in the device's axes cache
-  std::vector<OperandType> operands;
-  std::string types;  // "f32[4],i32[]", rendered once
-  SourceLoc loc;
-  /// Same collective as another device's (compares contents, not addresses).
-  friend bool operator==(const CollectiveSite& a, const CollectiveSite& b) {
-    return a.kind == b.kind && *a.axes == *b.axes && a.operands == b.operands && a.loc == b.loc;
-  }
-  std::string describe() const;
-};
-
 /// A compact record of what a device did, rendered only for reports.
 /// Collective events name their site instead of carrying op/axes/types.
 struct RecentEvent {
   EventKind kind;
   bool completed = false;  // a collective entered here has completed
   std::int64_t seq = -1;
+  std::int64_t after_collectives = 0;  // collectives the device had entered before this event
   const CollectiveSite* site = nullptr;
   SourceLoc loc{};
   std::int64_t value = 0;
@@ -70,14 +56,57 @@ struct RecentEvent {
   std::string render() const;
 };
 
-class DeviceContext {
+/// a == b for the short names axes have, without a memcmp call per name.
+inline bool same_names(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string& x = a[i];
+    const std::string& y = b[i];
+    if (x.size() != y.size()) return false;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      if (x[k] != y[k]) return false;
+    }
+  }
+  return true;
+}
+
+class alignas(64) DeviceContext {
  public:
+  /// Collectives retained per device (more when RuntimeOptions::recent_events asks for more).
   static constexpr std::size_t kHistoryCapacity = 128;
 
   DeviceContext(Run& run, DeviceContext* parent, int uid, DeviceId device, std::vector<AxisBinding> env,
                 int index_in_pmap, int pmap_axes, std::shared_ptr<Arena> arena);
+  ~DeviceContext() { parker.reset(); }  // before parker_slot, its storage, goes
+  DeviceContext(const DeviceContext&) = delete;
+  DeviceContext& operator=(const DeviceContext&) = delete;
 
+  // --- hot: what every collective reads or writes, declared together so it
+  //     shares a few cache lines (at a thousand devices, each line a
+  //     rendezvous touches per device is a cache miss when it comes around) ---
   Run& run;
+  Placement placement;
+  ParkerHandle parker;  // lives in parker_slot, below
+  /// Device only: the axes its last collective named (see axes_cache).
+  ResolvedAxes* last_axes = nullptr;
+  // Guarded by Run::mutex():
+  DeviceState state = DeviceState::kReady;
+  std::atomic<bool> released = false;  // set by Run::release() under the mutex; read after a wake
+  Arrival* waiting = nullptr;          // the collective it is parked at
+  std::int64_t collectives_done = 0;
+
+ private:
+  // Device only. The collectives entered, as a ring of shared sites; recent()
+  // interleaves them with the ring of other events, so entering a collective
+  // writes one pointer.
+  const CollectiveSite* last_site_ = nullptr;
+  std::vector<const CollectiveSite*> history_;  // ring of history_capacity()
+  std::int64_t history_total_ = 0;
+
+ public:
+  ParkerSlot parker_slot;
+
+  // --- fixed at creation ---
   DeviceContext* const parent;
   const int uid;              // unique within the run (parents and children differ)
   const DeviceId device;      // physical device: arena and reports
@@ -85,56 +114,63 @@ class DeviceContext {
   const int index_in_pmap;
   const int pmap_axes;        // how many trailing env axes the innermost pmap bound
   const std::string label;    // "device 3" or "device 3 (i=1, j=1)"
-  Placement placement;
-  std::unique_ptr<Parker> parker;
 
   // --- touched only by the device itself (reporters read them once it is parked or done) ---
   SourceLoc current_loc;
   std::uint64_t steps = 0;
   /// Axes named by this device's collectives, resolved once (see rendezvous.h).
-  std::deque<std::pair<std::vector<std::string>, ResolvedAxes>> axes_cache;  // deque: stable references
-  const std::pair<std::vector<std::string>, ResolvedAxes>* last_axes = nullptr;  // checked first
-  std::vector<std::pair<std::uint64_t, Communicator*>> comm_cache;  // axes mask -> communicator
+  std::deque<ResolvedAxes> axes_cache;  // deque: stable references
+  /// Records an event other than entering a collective (keeping `capacity` of them).
   void record_recent(RecentEvent e, std::size_t capacity);
-  /// The site of `sig` (axes_text: the cached ResolvedAxes::text), interned.
-  const CollectiveSite& intern_site(const CollectiveSignature& sig, const std::string& axes_text);
-  /// Appends collective #history_size() to the history and, as entered, to
-  /// the recent events (keeping `recent_capacity` of them).
-  void record_collective(const CollectiveSite& site, std::size_t recent_capacity);
-  /// The retained recent events, oldest first; a collective entered is marked
-  /// completed when collectives_done counts it (read under Run::mutex()).
+  /// The run's site of `sig`, found in the sites this device used before
+  /// when it can be (no lock).
+  const CollectiveSite& intern_site(const CollectiveSignature& sig) {
+    // A loop calls the same site again and again: check the last one first.
+    if (last_site_ != nullptr && last_site_->matches(sig)) return *last_site_;
+    return intern_new_site(sig);
+  }
+  /// resolve_axes_cached(*this, axes, ...), with the common case inline: the
+  /// same axes as this device's previous collective.
+  ResolvedAxes& resolve(const std::vector<std::string>& axes, std::string_view op, SourceLoc loc) {
+    if (last_axes != nullptr && same_names(last_axes->names.names(), axes)) return *last_axes;
+    return resolve_axes_cached(*this, axes, op, loc);
+  }
+  /// Appends collective #history_size() to the history.
+  void record_collective(const CollectiveSite& site) {
+    if (history_.empty()) size_history();
+    history_[static_cast<std::size_t>(history_total_) & (history_.size() - 1)] = &site;  // a power of two
+    ++history_total_;
+  }
+  /// The last RuntimeOptions::recent_events events, collectives entered and
+  /// others, oldest first; a collective entered is marked completed when
+  /// collectives_done counts it (read under Run::mutex()).
   std::vector<RecentEvent> recent() const;
   /// Collectives entered so far and the retained tail of them.
   std::int64_t history_size() const { return history_total_; }
+  std::int64_t history_capacity() const;
   /// Collective `i` (0-based over all collectives entered), if still retained.
   const CollectiveSite* history_at(std::int64_t i) const;
   DecisionLog decisions;
 
   // --- guarded by Run::mutex() ---
-  DeviceState state = DeviceState::kReady;
-  Arrival* waiting = nullptr;          // the collective it is parked at
-  std::atomic<bool> released = false;  // set by Run::release() under the mutex; read after a wake
   int children_pending = 0;
-  std::int64_t collectives_done = 0;
   std::string end_detail;              // "raised NameError: ...", or what it was doing when aborted
   SourceLoc end_loc;
   std::vector<std::pair<std::string, Array>> breakpoint_values;
   SourceLoc breakpoint_loc;
 
  private:
-  // Fixed rings: entries are overwritten in place, so recording an event
-  // reuses the strings' storage instead of allocating.
+  void size_history();
+  const CollectiveSite& intern_new_site(const CollectiveSignature& sig);
+  std::vector<const CollectiveSite*> sites_;  // the run's sites this device used
+  // Fixed ring of the other events: entries are overwritten in place, so
+  // recording an event reuses the strings' storage instead of allocating.
   std::vector<RecentEvent> recent_;
   std::size_t recent_next_ = 0;
   std::size_t recent_count_ = 0;
-  RecentEvent& next_recent_slot(std::size_t capacity);
-  std::deque<CollectiveSite> sites_;  // deque: stable addresses
-  const CollectiveSite* last_site_ = nullptr;
-  std::vector<const CollectiveSite*> history_;  // ring of kHistoryCapacity
-  std::int64_t history_total_ = 0;
 };
 
 /// The context of the calling fiber, or nullptr on the host.
-DeviceContext* current_context() noexcept;
+inline DeviceContext* current_context() noexcept { return current_placement()->context; }
 
 }  // namespace spmd::detail

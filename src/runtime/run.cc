@@ -37,7 +37,7 @@ DeviceContext& Run::add_context(DeviceContext* parent, DeviceId device, std::vec
   contexts_.push_back(std::make_unique<DeviceContext>(*this, parent, uid, device, std::move(env), index_in_pmap,
                                                       pmap_axes, std::move(arena)));
   DeviceContext& ctx = *contexts_.back();
-  ctx.parker = runtime_.backend->make_parker();
+  ctx.parker.reset(runtime_.backend->make_parker(ctx.parker_slot));
   // Live from creation, not from the first instruction: otherwise a parent
   // parked for children that have not started yet would look deadlocked.
   ++live_;
@@ -165,14 +165,6 @@ void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceSt
   }
 }
 
-void Run::release(DeviceContext& ctx) {
-  ctx.waiting = nullptr;
-  ctx.released.store(true, std::memory_order_release);
-  ctx.state = DeviceState::kRunning;
-  --blocked_;
-  ctx.parker->unpark();
-}
-
 void Run::abort_locked(std::exception_ptr error) {
   if (!error_) error_ = std::move(error);
   if (aborted_.exchange(true, std::memory_order_acq_rel)) return;
@@ -181,9 +173,9 @@ void Run::abort_locked(std::exception_ptr error) {
       if (c->end_detail.empty()) {
         c->end_detail = c->state == DeviceState::kAtBreakpoint
                             ? "stopped at a breakpoint"
-                            : "stopped while waiting at " + c->waiting->sig.op_and_axes() + " #" +
+                            : "stopped while waiting at " + c->waiting->sig->op_and_axes() + " #" +
                                   std::to_string(c->waiting->seq);
-        c->end_loc = c->state == DeviceState::kAtBreakpoint ? c->breakpoint_loc : c->waiting->sig.loc;
+        c->end_loc = c->state == DeviceState::kAtBreakpoint ? c->breakpoint_loc : c->waiting->sig->loc;
       }
       c->parker->unpark();
     }
@@ -201,9 +193,6 @@ std::exception_ptr Run::error() const {
 }
 
 Communicator& Run::communicator(DeviceContext& ctx, std::uint64_t mask) {
-  for (auto& [m, comm] : ctx.comm_cache) {
-    if (m == mask) return *comm;
-  }
   // Key: the bound axes (name:size), which of them are reduced, and this
   // device's coordinates on the others.
   std::string key;
@@ -228,7 +217,6 @@ Communicator& Run::communicator(DeviceContext& ctx, std::uint64_t mask) {
     slot->size = size;
     slot->slots.assign(static_cast<std::size_t>(size), nullptr);
   }
-  ctx.comm_cache.emplace_back(mask, slot.get());
   return *slot;
 }
 
@@ -248,7 +236,7 @@ void Run::record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignat
     ev.loc = e.loc;
     ev.time_us = now_us();
     if (sig) {
-      ev.axes = sig->axes;
+      ev.axes = sig->axes.names();
       for (const auto& o : sig->operands) ev.operands.push_back(abstract_type(o.dtype, o.shape));
       ev.params = sig->params();
     } else if (!e.axes.empty()) {

@@ -81,7 +81,13 @@ class Run {
   /// (lock state unspecified: the unique_lock knows) when the run was stopped.
   void block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why);
   /// Wakes a parked device (lock held).
-  void release(DeviceContext& ctx);
+  void release(DeviceContext& ctx) {
+    ctx.waiting = nullptr;
+    ctx.released.store(true, std::memory_order_release);
+    ctx.state = DeviceState::kRunning;
+    --blocked_;
+    ctx.parker->unpark();
+  }
 
   /// Stops the run with `error` as its result unless one is already set
   /// (lock held); wakes every parked device.
@@ -91,7 +97,11 @@ class Run {
   /// The run's result: the first error, or null.
   std::exception_ptr error() const;
 
-  /// Communicator for the collective over `mask` (positions in ctx.env), lock held.
+  /// The collective call sites of this run, shared by its devices.
+  SiteTable& sites() { return sites_; }
+
+  /// Communicator for the collective over `mask` (positions in ctx.env), lock
+  /// held. Devices keep it in their ResolvedAxes: this runs once per device and axes.
   Communicator& communicator(DeviceContext& ctx, std::uint64_t mask);
 
   /// Events: ring buffer, observers. Collective events pass their signature
@@ -130,6 +140,7 @@ class Run {
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<DeviceContext>> contexts_;
   std::unordered_map<std::string, std::unique_ptr<Communicator>> communicators_;
+  SiteTable sites_;
   int live_ = 0;
   int blocked_ = 0;
   std::atomic<bool> aborted_{false};

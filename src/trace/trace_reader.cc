@@ -224,10 +224,12 @@ Trace read_trace(std::istream& in, const std::string& source) {
         auto op = parse_collective(need(j, "op", &Json::is_string, "a string").as_string());
         if (!op) bad(source, line, 1, text, "unknown collective \"" + j.find("op")->as_string() + "\"", "psum, pmean, pmax, pmin, all_gather, psum_scatter, all_to_all, ppermute, barrier");
         step.sig.kind = *op;
+        std::vector<std::string> axes;
         for (const Json& a : need(j, "axes", &Json::is_array, "an array").as_array()) {
           if (!a.is_string()) bad(source, line, 1, text, "axes must be strings", "\"axes\": [\"i\"]");
-          step.sig.axes.push_back(a.as_string());
+          axes.push_back(a.as_string());
         }
+        step.sig.axes = detail::AxisNames::intern(axes);
         for (const Json& o : need(j, "operands", &Json::is_array, "an array").as_array()) {
           OperandType t;
           if (!o.is_string() || !parse_operand_type(o.as_string(), t)) {

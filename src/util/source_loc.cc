@@ -16,15 +16,7 @@ std::string SourceLoc::to_string() const {
   return s;
 }
 
-SourceLoc SourceLoc::from(const std::source_location& loc) {
-  return SourceLoc{loc.file_name(), loc.line(), loc.column()};
-}
-
-bool operator==(const SourceLoc& a, const SourceLoc& b) {
-  if (a.line != b.line || a.column != b.column) return false;
-  if (a.file == b.file) return true;
-  return a.file && b.file && std::strcmp(a.file, b.file) == 0;
-}
+bool SourceLoc::same_file_text(const char* a, const char* b) { return a && b && std::strcmp(a, b) == 0; }
 
 const char* intern_path(std::string_view path) {
   // Leaked on purpose: interned strings must outlive every SourceLoc.

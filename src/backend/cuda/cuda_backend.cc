@@ -101,7 +101,7 @@ std::shared_ptr<detail::Arena> CudaBackend::make_arena(DeviceId device, std::siz
                                      resources_.at(static_cast<std::size_t>(device)));
 }
 
-std::unique_ptr<detail::Parker> CudaBackend::make_parker() { return std::make_unique<CvParker>(); }
+detail::Parker* CudaBackend::make_parker(detail::ParkerSlot& slot) { return detail::emplace_parker<CvParker>(slot); }
 
 void CudaBackend::yield() { std::this_thread::yield(); }
 
@@ -193,8 +193,8 @@ std::vector<std::string> CudaBackend::describe_devices() {
   for (const auto& c : run_->contexts()) {
     std::string line = c->label + ": " + std::string(detail::device_state_name(c->state));
     if (c->state == detail::DeviceState::kWaitingCollective && c->waiting != nullptr) {
-      line += " at " + c->waiting->sig.op_and_axes() + " #" + std::to_string(c->waiting->seq);
-      if (c->waiting->sig.loc.valid()) line += " (" + c->waiting->sig.loc.to_string() + ")";
+      line += " at " + c->waiting->sig->op_and_axes() + " #" + std::to_string(c->waiting->seq);
+      if (c->waiting->sig->loc.valid()) line += " (" + c->waiting->sig->loc.to_string() + ")";
     }
     const std::string& last = last_completed_[static_cast<std::size_t>(c->device)];
     line += "; last completed collective: " + (last.empty() ? std::string("none") : last);

@@ -19,7 +19,7 @@ void DeviceAlgorithm::prepare_switch(boost::fibers::context* to) noexcept {
 #ifdef SPMD_TSAN
   boost::fibers::context* from = boost::fibers::context::active();
   if (from == to) return;
-  auto* from_props = static_cast<DeviceProps*>(get_properties(from));
+  auto* from_props = static_cast<DeviceProps*>(from->get_properties());
   if (from_props == nullptr) {  // a thread's main fiber, never awakened yet
     from_props = new DeviceProps(from);
     set_properties(from, from_props);
@@ -63,7 +63,10 @@ DeviceProps::~DeviceProps() {
 
 // --- SeededScheduler -------------------------------------------------------
 
-void SeededScheduler::awakened(boost::fibers::context* ctx, DeviceProps&) noexcept { ready_.push_back(ctx); }
+void SeededScheduler::awakened(boost::fibers::context* ctx) noexcept {
+  ensure_properties(ctx);
+  ready_.push_back(ctx);
+}
 
 std::uint64_t SeededScheduler::next_random() {
   // xorshift64*: fast, and the same sequence for the same seed everywhere.
@@ -108,7 +111,8 @@ void SeededScheduler::notify() noexcept {
 
 // --- SharedScheduler -------------------------------------------------------
 
-void SharedScheduler::awakened(boost::fibers::context* ctx, DeviceProps&) noexcept {
+void SharedScheduler::awakened(boost::fibers::context* ctx) noexcept {
+  ensure_properties(ctx);
   if (ctx->is_context(boost::fibers::type::pinned_context)) {
     pinned_.push_back(ctx);
     return;

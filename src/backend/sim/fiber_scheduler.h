@@ -36,12 +36,26 @@ class DeviceProps : public boost::fibers::fiber_properties {
 
 /// What both policies share: the switch in pick_next() installs the picked
 /// fiber's device placement and, under ThreadSanitizer, its TSan fiber.
-class DeviceAlgorithm : public boost::fibers::algo::algorithm_with_properties<DeviceProps> {
+///
+/// Built on algorithm_with_properties_base rather than
+/// algorithm_with_properties<DeviceProps>: that template looks the
+/// properties up through two library calls and writes them on every wake-up
+/// (for property-change notifications, which devices never send); waking a
+/// thousand devices per collective pays for that a thousand times.
+class DeviceAlgorithm : public boost::fibers::algo::algorithm_with_properties_base {
  public:
   DeviceAlgorithm() noexcept;
   ~DeviceAlgorithm() override;
+  void property_change_(boost::fibers::context*, boost::fibers::fiber_properties*) noexcept final {}
 
  protected:
+  /// Call first in awakened(): gives a fiber its DeviceProps on its first wake-up.
+  static void ensure_properties(boost::fibers::context* ctx) {
+    if (ctx->get_properties() == nullptr) set_properties(ctx, new DeviceProps(ctx));  // Boost deletes them with ctx
+  }
+  static DeviceProps& properties(boost::fibers::context* ctx) noexcept {
+    return *static_cast<DeviceProps*>(ctx->get_properties());
+  }
   /// Call last in pick_next(), with the fiber Boost will switch to.
   void prepare_switch(boost::fibers::context* to) noexcept;
 
@@ -52,7 +66,7 @@ class DeviceAlgorithm : public boost::fibers::algo::algorithm_with_properties<De
 class SeededScheduler : public DeviceAlgorithm {
  public:
   explicit SeededScheduler(std::uint64_t seed) : seed_(seed), state_(seed * 0x9e3779b97f4a7c15ull + 1) {}
-  void awakened(boost::fibers::context* ctx, DeviceProps& props) noexcept override;
+  void awakened(boost::fibers::context* ctx) noexcept override;
   boost::fibers::context* pick_next() noexcept override;
   bool has_ready_fibers() const noexcept override { return !ready_.empty(); }
   void suspend_until(std::chrono::steady_clock::time_point const& tp) noexcept override;
@@ -78,7 +92,7 @@ struct SharedQueue {
 class SharedScheduler : public DeviceAlgorithm {
  public:
   explicit SharedScheduler(SharedQueue& shared) : shared_(shared) {}
-  void awakened(boost::fibers::context* ctx, DeviceProps& props) noexcept override;
+  void awakened(boost::fibers::context* ctx) noexcept override;
   boost::fibers::context* pick_next() noexcept override;
   bool has_ready_fibers() const noexcept override;
   void suspend_until(std::chrono::steady_clock::time_point const& tp) noexcept override;

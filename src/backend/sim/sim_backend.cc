@@ -3,6 +3,7 @@
 #include <boost/fiber/all.hpp>
 
 #include <thread>
+#include <utility>
 
 #include "backend/sim/fiber_scheduler.h"
 #include "backend/sim/stack_pool.h"
@@ -39,6 +40,44 @@ class FiberParker final : public detail::Parker {
   boost::fibers::condition_variable_any cv_;
 };
 
+// One OS thread runs every fiber: parking is the bare fiber suspend and
+// resume, which is most of what a rendezvous costs at scale (no condition
+// variable's wait queue, spinlock or status word). Releasing the mutex before
+// suspending is safe here because no other fiber can run in between. The one
+// waker from another OS thread, an interrupt aborting the run, goes through
+// Boost's remote-ready queue, which this thread drains only after the waiter
+// has switched away.
+class SingleThreadParker final : public detail::Parker {
+ public:
+  void park(std::unique_lock<std::mutex>& lock) override {
+    // Always the same device fiber on the same thread: look them up once.
+    if (self_ == nullptr) {
+      self_ = boost::fibers::context::active();
+      owner_ = std::this_thread::get_id();
+    }
+    waiter_ = self_;
+    lock.unlock();
+    self_->suspend();
+  }
+  void unpark() override {
+    // Called under the run's mutex, which the parked device took to register.
+    // Straight to the waiter's scheduler: context::active()->schedule() would
+    // look up the thread's context (a TLS call) once per woken device.
+    boost::fibers::context* w = std::exchange(waiter_, nullptr);
+    if (w == nullptr) return;
+    if (std::this_thread::get_id() == owner_) {
+      w->get_scheduler()->schedule(w);
+    } else {
+      w->get_scheduler()->schedule_from_remote(w);
+    }
+  }
+
+ private:
+  boost::fibers::context* self_ = nullptr;    // the device's fiber
+  boost::fibers::context* waiter_ = nullptr;  // self_ while parked
+  std::thread::id owner_;                     // the thread running the fibers
+};
+
 // The body of every device fiber.
 void device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::DeviceBody& body) {
   boost::this_fiber::properties<DeviceProps>().placement = &ctx.placement;
@@ -65,7 +104,10 @@ std::shared_ptr<detail::Arena> SimBackend::make_arena(DeviceId device, std::size
   return std::make_shared<detail::Arena>(device, capacity, std::move(label));
 }
 
-std::unique_ptr<detail::Parker> SimBackend::make_parker() { return std::make_unique<FiberParker>(); }
+detail::Parker* SimBackend::make_parker(detail::ParkerSlot& slot) {
+  if (threads_ == 1) return detail::emplace_parker<SingleThreadParker>(slot);
+  return detail::emplace_parker<FiberParker>(slot);
+}
 
 void SimBackend::yield() { boost::this_fiber::yield(); }
 

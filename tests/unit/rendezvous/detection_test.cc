@@ -199,3 +199,56 @@ TEST_CASE("rendezvous::deadlock: nested pmap child skips the inner psum", "[rend
   REQUIRE(detection_contains(e.report().message, "device 2 (i=1, j=0) waits at psum over 'j' #0"));
   REQUIRE(detection_contains(e.report().message, "device 3 (i=1, j=1) returned after 0 collectives"));
 }
+
+TEST_CASE("rendezvous::deadlock: recent events interleave collectives with other events, newest kept",
+          "[rendezvous][deadlock]") {
+  Runtime rt({.devices = 2, .recent_events = 5, .print_sink = [](const DebugPrint&) {}});
+  auto e = expect_error<DeadlockError>([&] {
+    run_on(rt, 2, {}, [&](std::span<const Array>) {
+      Array x = ones({2});
+      x = psum(x, "i", {}, SourceLoc{"f.py", 10, 5});
+      debug_print("a", SourceLoc{"f.py", 11, 5});
+      x = psum(x, "i", {}, SourceLoc{"f.py", 12, 5});
+      record_decision("if", 1, SourceLoc{"f.py", 13, 5});
+      debug_print("b", SourceLoc{"f.py", 14, 5});
+      x = pmax(x, "i", {}, SourceLoc{"f.py", 15, 5});
+      if (current_device().id == 1) return std::vector<Array>{x};
+      return std::vector<Array>{psum(x, "i", {}, SourceLoc{"f.py", 17, 5})};
+    });
+  });
+  const Report& r = e.report();
+  REQUIRE(r.devices[0].recent == std::vector<std::string>{
+                                     "#1 psum over 'i' f32[2] at f.py:12:5 (done)",
+                                     "if at f.py:13:5 -> 1",
+                                     "debug_print at f.py:14:5: b",
+                                     "#2 pmax over 'i' f32[2] at f.py:15:5 (done)",
+                                     "#3 psum over 'i' f32[2] at f.py:17:5 (entered)",
+                                 });
+  REQUIRE(r.devices[1].recent == std::vector<std::string>{
+                                     "#1 psum over 'i' f32[2] at f.py:12:5 (done)",
+                                     "if at f.py:13:5 -> 1",
+                                     "debug_print at f.py:14:5: b",
+                                     "#2 pmax over 'i' f32[2] at f.py:15:5 (done)",
+                                     "returned",
+                                 });
+}
+
+TEST_CASE("rendezvous::deadlock: asking for more recent events than the history keeps retains them all",
+          "[rendezvous][deadlock]") {
+  // The collective history holds 128 by default; recent_events above that grows it.
+  Runtime rt({.devices = 2, .recent_events = 300});
+  auto e = expect_error<DeadlockError>([&] {
+    run_on(rt, 2, {}, [&](std::span<const Array>) {
+      for (int k = 0; k < 200; ++k) barrier("i", SourceLoc{"f.py", 20, 5});
+      if (current_device().id == 1) return std::vector<Array>{};
+      barrier("i", SourceLoc{"f.py", 22, 5});
+      return std::vector<Array>{};
+    });
+  });
+  const auto& recent = e.report().devices[0].recent;
+  REQUIRE(recent.size() == 202);
+  REQUIRE(recent[0] == "started");
+  REQUIRE(recent[1] == "#0 barrier over 'i' at f.py:20:5 (done)");
+  REQUIRE(recent[200] == "#199 barrier over 'i' at f.py:20:5 (done)");
+  REQUIRE(recent[201] == "#200 barrier over 'i' at f.py:22:5 (entered)");
+}

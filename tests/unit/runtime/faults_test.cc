@@ -280,3 +280,31 @@ TEST_CASE("runtime::faults: interrupt() stops looping devices and every later ru
   for (int d = 0; d < 4; ++d) REQUIRE(status_of(again.report(), d).detail == "stopped before it ran");
   REQUIRE_THROWS_AS(rt.check_interrupted(), Error);
 }
+
+TEST_CASE("runtime::faults: interrupt() wakes devices parked at a collective", "[runtime][faults]") {
+  // The waker runs on another OS thread: single-threaded runs park devices
+  // without a condition variable, and this is the one remote wake-up. One
+  // thread also makes the order exact: devices 0-2 park before 3 starts.
+  Runtime rt({.devices = 4, .threads = 1});
+  std::atomic<bool> looping{false};
+  std::thread interrupter([&] {
+    while (!looping.load()) std::this_thread::yield();
+    rt.interrupt("interrupted by the test");
+  });
+  auto e = expect_error<Error>([&] {
+    run_on(rt, 4, {}, [&](std::span<const Array>) -> std::vector<Array> {
+      if (current_device().id != 3) return {psum(ones({1}), "i", {}, at(110))};
+      set_current_location(at(111));
+      looping.store(true);
+      while (true) count_steps();
+    });
+  });
+  interrupter.join();
+  REQUIRE(e.report().kind == "Interrupted");
+  for (int d = 0; d < 3; ++d) {
+    REQUIRE(status_of(e.report(), d).state == "stopped");
+    REQUIRE(status_of(e.report(), d).detail == "stopped while waiting at psum over 'i' #0");
+    REQUIRE(status_of(e.report(), d).loc == at(110));
+  }
+  REQUIRE(status_of(e.report(), 3).detail == "stopped while running");
+}
