@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spmd/report.h"
@@ -17,6 +18,8 @@ struct Communicator;
 
 /// "device 2", "devices {0, 1, 3}", "devices {0..7}".
 std::string format_devices(std::vector<int> ids);
+/// The same with other nouns: format_ids({0, 1}, "rank", "ranks") is "ranks {0, 1}".
+std::string format_ids(std::vector<int> ids, std::string_view one, std::string_view many);
 
 std::vector<DeviceStatus> describe_devices(const std::vector<std::unique_ptr<DeviceContext>>& contexts);
 

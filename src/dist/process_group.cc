@@ -1,0 +1,497 @@
+#include "dist/process_group.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "rendezvous/run_reports.h"
+#include "spmd/error.h"
+#include "trace/trace_reader.h"
+
+namespace spmd::dist {
+
+using detail::CollectiveSignature;
+
+namespace {
+
+std::string this_host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "?";
+  return name;
+}
+
+// Polling the store: starts fast (a collective whose members arrive together
+// costs little) and settles at a few milliseconds. How long a rank waits
+// decides nothing: deadlocks are read from the posted states.
+class Backoff {
+ public:
+  void pause() {
+    std::this_thread::sleep_for(delay_);
+    delay_ = std::min(delay_ * 2, std::chrono::microseconds(5000));
+  }
+
+ private:
+  std::chrono::microseconds delay_{100};
+};
+
+std::string sig_key(const std::string& group, std::int64_t n, int rank) {
+  return "sig." + group + "." + std::to_string(n) + "." + std::to_string(rank);
+}
+
+std::string text_of(const Json* j) { return j != nullptr && j->is_string() ? j->as_string() : std::string(); }
+std::int64_t int_of(const Json* j, std::int64_t fallback) { return j != nullptr && j->is_int() ? j->as_int() : fallback; }
+
+bool terminal(const std::string& state) { return state == "finished" || state == "raised" || state == "stopped"; }
+
+// A rank that declared a deadlock stopped where it waited; for everyone
+// else's verdict it still waits there.
+bool waits(const Json& state) {
+  const std::string s = text_of(state.find("state"));
+  return s == "waiting" || (s == "stopped" && text_of(state.find("reason")) == "deadlock");
+}
+
+}  // namespace
+
+std::string group_key(const std::vector<int>& members) {
+  // FNV-1a over the member list: a short file name however many members.
+  std::uint64_t h = 1469598103934665603ull;
+  for (int m : members) {
+    for (int b = 0; b < 4; ++b) {
+      h ^= static_cast<std::uint64_t>((static_cast<std::uint32_t>(m) >> (8 * b)) & 0xffu);
+      h *= 1099511628211ull;
+    }
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return "g" + std::to_string(members.size()) + "-" + buf;
+}
+
+Json signature_to_json(const CollectiveSignature& sig) {
+  Json j = Json::object();
+  j.set("op", std::string(collective_name(sig.kind)));
+  Json axes = Json::array();
+  for (const auto& a : sig.axes.names()) axes.push(a);
+  j.set("axes", std::move(axes));
+  Json ops = Json::array();
+  for (const auto& o : sig.operands) ops.push(abstract_type(o.dtype, o.shape));
+  j.set("operands", std::move(ops));
+  j.set("params", sig.params());
+  if (sig.loc.valid()) {
+    j.set("file", std::string(sig.loc.file));
+    j.set("line", static_cast<std::int64_t>(sig.loc.line));
+    j.set("column", static_cast<std::int64_t>(sig.loc.column));
+  }
+  return j;
+}
+
+CollectiveSignature signature_from_json(const Json& j) {
+  auto broken = [&](const std::string& what) -> CollectiveSignature {
+    Report r = make_report("StoreError", "unreadable signature in the store (" + what + "): " + j.dump(),
+                           "every rank must run the same spmdsim version; do not edit the store directory");
+    throw BackendError(std::move(r));
+  };
+  CollectiveSignature sig;
+  auto op = parse_collective(text_of(j.find("op")));
+  if (!op) return broken("op");
+  sig.kind = *op;
+  std::vector<std::string> axes;
+  if (const Json* a = j.find("axes"); a != nullptr && a->is_array()) {
+    for (const Json& name : a->as_array()) axes.push_back(text_of(&name));
+  }
+  sig.axes = detail::AxisNames::intern(axes);
+  if (const Json* ops = j.find("operands"); ops != nullptr && ops->is_array()) {
+    for (const Json& o : ops->as_array()) {
+      detail::OperandType t;
+      if (!detail::parse_operand_type(text_of(&o), t)) return broken("operand");
+      sig.operands.push_back(std::move(t));
+    }
+  }
+  if (!detail::parse_params(text_of(j.find("params")), sig)) return broken("params");
+  std::string file = text_of(j.find("file"));
+  if (!file.empty()) {
+    sig.loc = SourceLoc{intern_path(file), static_cast<std::uint32_t>(int_of(j.find("line"), 0)),
+                        static_cast<std::uint32_t>(int_of(j.find("column"), 0))};
+  }
+  return sig;
+}
+
+// --- states -------------------------------------------------------------------
+
+// Every rank's posted state, as read once; a missing state means the rank
+// has not joined yet (it may still arrive: never part of a deadlock).
+struct ProcessGroup::Snapshot {
+  std::vector<Json> states;  // null for a rank that has not posted
+
+  const Json* of(int rank) const {
+    const Json& s = states[static_cast<std::size_t>(rank)];
+    return s.is_null() ? nullptr : &s;
+  }
+  std::string state(int rank) const { return of(rank) ? text_of(of(rank)->find("state")) : "not started"; }
+  std::int64_t version(int rank) const { return of(rank) ? int_of(of(rank)->find("v"), -1) : -1; }
+  bool same_versions(const Snapshot& other) const {
+    for (std::size_t r = 0; r < states.size(); ++r) {
+      if (version(static_cast<int>(r)) != other.version(static_cast<int>(r))) return false;
+    }
+    return true;
+  }
+};
+
+ProcessGroup::ProcessGroup(FileStore store, int rank, int world)
+    : store_(std::move(store)), rank_(rank), world_(world), host_(this_host()) {
+  if (world < 1 || rank < 0 || rank >= world) {
+    throw_invalid_argument("InvalidArgument",
+                           "rank " + std::to_string(rank) + " of a world of " + std::to_string(world) +
+                               " is out of range",
+                           "ranks go from 0 to world size - 1 (SPMD_RANK, SPMD_WORLD_SIZE)");
+  }
+  if (store_.get("state." + std::to_string(rank_))) {
+    Report r = make_report("StoreError",
+                           "the store " + store_.dir() + " already holds the state of rank " + std::to_string(rank_) +
+                               " (an earlier job used this directory)",
+                           "give every job a fresh store directory, e.g. SPMD_STORE=/shared/spmd-$JOB_ID");
+    throw BackendError(std::move(r));
+  }
+  post_state("running");
+}
+
+ProcessGroup::~ProcessGroup() {
+  if (ended_) return;
+  try {
+    fail("the process left the group without finishing (an exception escaped, or exit() was called)");
+  } catch (...) {
+    // Destructors do not throw; the others then see this rank's pid vanish.
+  }
+}
+
+void ProcessGroup::post_state(const char* state, Json fields) {
+  last_fields_ = fields;
+  fields.set("v", ++version_);
+  fields.set("state", state);
+  fields.set("pid", static_cast<std::int64_t>(::getpid()));
+  fields.set("host", host_);
+  fields.set("entered", entered_);
+  store_.set("state." + std::to_string(rank_), fields.dump());
+}
+
+ProcessGroup::Snapshot ProcessGroup::read_states() const {
+  Snapshot s;
+  s.states.resize(static_cast<std::size_t>(world_));
+  for (int r = 0; r < world_; ++r) {
+    if (auto text = store_.get("state." + std::to_string(r))) {
+      s.states[static_cast<std::size_t>(r)] = Json::parse(*text, "state." + std::to_string(r));
+    }
+  }
+  return s;
+}
+
+void ProcessGroup::finish() {
+  if (ended_) return;
+  ended_ = true;
+  post_state("finished");
+}
+
+void ProcessGroup::fail(std::string_view error) {
+  if (ended_) return;
+  ended_ = true;
+  Json f = Json::object();
+  f.set("detail", std::string(error));
+  post_state("raised", std::move(f));
+}
+
+void ProcessGroup::stop(const char* reason, const std::string& detail) {
+  if (ended_) return;
+  ended_ = true;
+  // A rank stopped by a deadlock or a mismatch keeps the collective it waited
+  // at: the others then reach the same verdict from the same picture.
+  Json f = std::string(reason) == "peer" ? Json::object() : last_fields_;
+  f.set("reason", reason);
+  f.set("detail", detail);
+  post_state("stopped", std::move(f));
+}
+
+void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, std::int64_t my_n) {
+  for (int r = 0; r < world_; ++r) {
+    if (r == rank_ || s.of(r) == nullptr) continue;
+    const std::string state = s.state(r);
+    const Json& j = *s.of(r);
+    const std::string detail = text_of(j.find("detail"));
+    const bool mismatch = state == "stopped" && text_of(j.find("reason")) == "mismatch";
+    // A member that found a mismatch at this very collective saw every
+    // signature: this rank reads them next and reports the mismatch itself.
+    if (mismatch && text_of(j.find("group")) == my_group && int_of(j.find("n"), -1) == my_n) continue;
+    if (state == "raised" || mismatch) {
+      stop("peer", "stopped because rank " + std::to_string(r) + " " + (state == "raised" ? "raised" : "stopped"));
+      Report rep = make_report("RankFailed",
+                               "rank " + std::to_string(r) + (state == "raised" ? " raised: " : " stopped the run: ") +
+                                   detail,
+                               "the run stops on every rank when one fails; rank " + std::to_string(r) +
+                                   "'s own output has the full report");
+      rep.device = r;
+      throw DeviceError(std::move(rep));
+    }
+    if (terminal(state)) continue;
+    // Same host: a pid that is gone means the process died without a word.
+    const std::int64_t pid = int_of(j.find("pid"), 0);
+    if (text_of(j.find("host")) == host_ && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      // The state read above may predate its last post: a rank posts its end
+      // before it exits, so read it again now that the process is gone.
+      if (auto last = store_.get("state." + std::to_string(r))) {
+        Json fresh = Json::parse(*last, "state." + std::to_string(r));
+        if (int_of(fresh.find("v"), -1) != int_of(j.find("v"), -1)) continue;  // judged at the next poll
+      }
+      stop("peer", "stopped because rank " + std::to_string(r) + " disappeared");
+      Report rep = make_report(
+          "RankLost",
+          "rank " + std::to_string(r) + " (pid " + std::to_string(pid) + " on " + host_ +
+              ") exited without reporting, after entering " + std::to_string(int_of(j.find("entered"), 0)) +
+              " collective(s); it was " + state,
+          "the process crashed or was killed (out of memory, a signal): look at its own output and exit status");
+      rep.device = r;
+      throw DeviceError(std::move(rep));
+    }
+  }
+}
+
+bool ProcessGroup::stuck(const Snapshot& s) const {
+  bool anyone_waiting = false;
+  for (int r = 0; r < world_; ++r) {
+    const Json* j = s.of(r);
+    if (j == nullptr) return false;  // not joined yet: may still arrive anywhere
+    if (!waits(*j)) {
+      if (terminal(s.state(r))) continue;
+      return false;  // running
+    }
+    anyone_waiting = true;
+    const std::string group = text_of(j->find("group"));
+    if (group.rfind("share.", 0) == 0) {
+      if (store_.get(group)) return false;  // published: the waiter will see it
+      continue;
+    }
+    // Complete once every member posted its signature for (group, n): a
+    // signature is never removed, so a member that already moved on still
+    // counts, and one missing now was missing at the snapshot too.
+    const std::int64_t n = int_of(j->find("n"), -1);
+    bool complete = true;
+    if (const Json* members = j->find("members"); members != nullptr && members->is_array()) {
+      for (const Json& m : members->as_array()) {
+        if (!store_.get(sig_key(group, n, static_cast<int>(m.as_int())))) {
+          complete = false;
+          break;
+        }
+      }
+    }
+    if (complete) return false;
+  }
+  return anyone_waiting;
+}
+
+// --- share ----------------------------------------------------------------------
+
+std::string ProcessGroup::share(std::string_view name, const std::function<std::string()>& make) {
+  const std::string key = "share." + std::string(name);
+  if (rank_ == 0) {
+    std::string value = make();
+    store_.set(key, value);
+    return value;
+  }
+  Json f = Json::object();
+  f.set("group", key);
+  f.set("at", "waiting for rank 0 to share " + std::string(name));
+  post_state("waiting", std::move(f));
+  Backoff backoff;
+  while (true) {
+    if (auto value = store_.get(key)) {
+      post_state("running");
+      return *value;
+    }
+    Snapshot s = read_states();
+    check_peers(s);
+    if (terminal(s.state(0))) {
+      stop("peer", "stopped: rank 0 ended before sharing " + std::string(name));
+      Report r = make_report("RankFailed",
+                             "rank 0 " + s.state(0) + " before sharing \"" + std::string(name) + "\"",
+                             "every rank must reach the same setup step; rank 0 left before it");
+      r.device = 0;
+      throw DeviceError(std::move(r));
+    }
+    if (stuck(s)) {
+      Snapshot again = read_states();
+      if (again.same_versions(s) && stuck(again) && !store_.get(key)) {
+        stop("deadlock", "deadlock: waiting for rank 0 to share " + std::string(name));
+        Report r = make_report("Deadlock",
+                               "deadlock across processes: rank " + std::to_string(rank_) +
+                                   " waits for rank 0 to share \"" + std::string(name) + "\" but rank 0 waits at " +
+                                   text_of(again.of(0)->find("at")),
+                               "rank 0 must reach the same setup step before any collective");
+        throw DeadlockError(std::move(r));
+      }
+    }
+    backoff.pause();
+  }
+}
+
+// --- collectives ------------------------------------------------------------------
+
+void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::vector<int>& members) {
+  if (ended_) {
+    Report r = make_report("InvalidArgument", "rank " + std::to_string(rank_) + " already ended its part of the run",
+                           "call check_collective only between joining and finish()/fail()");
+    throw InvalidArgument(std::move(r));
+  }
+  if (std::find(members.begin(), members.end(), rank_) == members.end()) {
+    throw_invalid_argument("InvalidArgument",
+                           "rank " + std::to_string(rank_) + " checks a collective of " +
+                               detail::format_ids(members, "rank", "ranks") + " without being a member",
+                           "pass the ranks of this rank's own group");
+  }
+  for (int m : members) {
+    if (m < 0 || m >= world_) {
+      throw_invalid_argument("InvalidArgument", "member rank " + std::to_string(m) + " is outside 0.." +
+                                                    std::to_string(world_ - 1),
+                             "members are ranks of this process group");
+    }
+  }
+  const std::string group = group_key(members);
+  const std::int64_t n = per_group_[group]++;
+  ++entered_;
+  // The signature first, then the state that points at it: whoever sees this
+  // rank waiting finds its signature already there.
+  store_.set(sig_key(group, n, rank_), signature_to_json(sig).dump());
+  Json f = Json::object();
+  f.set("group", group);
+  f.set("n", n);
+  Json ms = Json::array();
+  for (int m : members) ms.push(m);
+  f.set("members", std::move(ms));
+  f.set("at", sig.op_and_axes() + " #" + std::to_string(n) +
+                  (sig.operands.empty() ? "" : " " + sig.operand_types()) +
+                  (sig.loc.valid() ? " (" + sig.loc.to_string() + ")" : ""));
+  f.set("op_and_axes", sig.op_and_axes());
+  post_state("waiting", std::move(f));
+
+  std::vector<std::optional<CollectiveSignature>> got(members.size());
+  Backoff backoff;
+  while (true) {
+    bool all = true;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (got[i]) continue;
+      if (auto text = store_.get(sig_key(group, n, members[i]))) {
+        got[i] = signature_from_json(Json::parse(*text, sig_key(group, n, members[i])));
+      } else {
+        all = false;
+      }
+    }
+    if (all) {
+      std::vector<CollectiveSignature> sigs;
+      for (auto& g : got) sigs.push_back(std::move(*g));
+      for (const auto& other : sigs) {
+        if (!(other == sig)) mismatch(sigs, members, n);
+      }
+      post_state("running");
+      return;
+    }
+    Snapshot s = read_states();
+    check_peers(s, group, n);
+    if (stuck(s)) {
+      Snapshot again = read_states();
+      if (again.same_versions(s) && stuck(again)) deadlock(again, group, n, members, sig);
+    }
+    backoff.pause();
+  }
+}
+
+void ProcessGroup::mismatch(const std::vector<CollectiveSignature>& sigs, const std::vector<int>& members,
+                            std::int64_t n) {
+  // Every member reads the same signatures and reports the same table.
+  const CollectiveSignature& ref = sigs[0];
+  std::string field;
+  for (const auto& s : sigs) {
+    if (field.empty()) field = ref.first_difference(s);
+  }
+  std::vector<std::pair<const CollectiveSignature*, std::vector<int>>> groups;
+  for (std::size_t i = 0; i < sigs.size(); ++i) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == sigs[i]; });
+    if (it == groups.end()) {
+      groups.push_back({&sigs[i], {members[i]}});
+    } else {
+      it->second.push_back(members[i]);
+    }
+  }
+  Report r = make_report("CollectiveMismatch",
+                         "collective mismatch across processes at " + ref.op_and_axes() + " (collective #" +
+                             std::to_string(n) + " of " + detail::format_ids(members, "rank", "ranks") + "): " +
+                             field + " differs",
+                         "every rank must call the same collectives in the same order with the same shapes and "
+                         "dtypes; the table shows what each rank brought");
+  r.op = std::string(collective_name(ref.kind));
+  r.axis = ref.axes.text();
+  r.where = ref.loc;
+  r.table.columns = {"ranks", "op", "axis", "operands", "params", "at"};
+  for (const auto& [s, ids] : groups) {
+    r.table.rows.push_back({detail::format_ids(ids, "rank", "ranks"), std::string(collective_name(s->kind)),
+                            s->axes.text(), s->operand_types(), s->params(),
+                            s->loc.valid() ? s->loc.to_string() : "?"});
+  }
+  stop("mismatch", r.message);
+  r.device = rank_;
+  throw CollectiveMismatch(std::move(r));
+}
+
+void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::int64_t n,
+                            const std::vector<int>& members, const CollectiveSignature& sig) {
+  // Who waits here, and where the other members are instead.
+  std::vector<int> here;
+  std::vector<std::string> elsewhere;
+  for (int m : members) {
+    const Json* ms = s.of(m);
+    if (ms && waits(*ms) && text_of(ms->find("group")) == group && int_of(ms->find("n"), -1) == n) {
+      here.push_back(m);
+      continue;
+    }
+    const std::string state = s.state(m);
+    const std::int64_t entered = ms ? int_of(ms->find("entered"), 0) : 0;
+    std::string where;
+    if (state == "finished") {
+      where = "finished after " + std::to_string(entered) + " collective" + (entered == 1 ? "" : "s");
+    } else if (state == "raised") {
+      where = "raised: " + text_of(ms->find("detail"));
+    } else {
+      where = "waits at " + text_of(ms->find("at"));
+    }
+    elsewhere.push_back("rank " + std::to_string(m) + " " + where);
+  }
+  std::string others;
+  for (std::size_t i = 0; i < elsewhere.size(); ++i) others += (i ? "; " : "") + elsewhere[i];
+  Report r = make_report("Deadlock",
+                         "deadlock across processes: " + detail::format_ids(here, "rank", "ranks") + " wait" +
+                             (here.size() == 1 ? "s" : "") + " at " + sig.op_and_axes() + " #" + std::to_string(n) +
+                             (sig.loc.valid() ? " (" + sig.loc.to_string() + ")" : "") + " but " + others,
+                         "every rank must reach the same collectives in the same order: look for a branch or an "
+                         "early return that differs between processes");
+  r.op = std::string(collective_name(sig.kind));
+  r.axis = sig.axes.text();
+  r.where = sig.loc;
+  r.device = rank_;
+  for (int rr = 0; rr < world_; ++rr) {
+    DeviceStatus d;
+    d.device = rr;
+    const Json* j = s.of(rr);
+    d.label = "rank " + std::to_string(rr) + (j ? " (pid " + std::to_string(int_of(j->find("pid"), 0)) + " on " +
+                                                      text_of(j->find("host")) + ")"
+                                                : "");
+    const bool waiting = j != nullptr && waits(*j);
+    d.state = waiting ? "waiting" : s.state(rr);
+    const std::int64_t entered = j ? int_of(j->find("entered"), 0) : 0;
+    d.collectives_done = waiting ? entered - 1 : entered;
+    d.detail = waiting ? text_of(j->find("at")) : j ? text_of(j->find("detail")) : "";
+    r.devices.push_back(std::move(d));
+  }
+  stop("deadlock", r.message);
+  throw DeadlockError(std::move(r));
+}
+
+}  // namespace spmd::dist

@@ -1,0 +1,107 @@
+#pragma once
+// Processes as ranks: N processes (one per host, or several on one host) run
+// the same program and meet through a FileStore. This is the control plane
+// of a multi-process run, the part that needs no GPU:
+//
+// - share(): rank 0 publishes bytes every rank needs (NCCL's unique id for
+//   ncclCommInitRank), the others wait for them;
+// - check_collective(): before a collective that spans processes, every
+//   member posts what it brought (the same signature the simulator's
+//   rendezvous compares) and waits for the others. A difference is a
+//   CollectiveMismatch naming each rank. A collective that can never
+//   complete is a DeadlockError, decided exactly, never by a timeout: every
+//   rank posts its state (running, waiting at the n-th collective of a group,
+//   finished, raised) with a version number, and a rank declares a deadlock
+//   only when no rank is running, no waiting group is complete, and reading
+//   every state twice gave the same versions (so that picture held at one
+//   instant, and nothing can change it any more);
+// - a rank that raised stops the others with its error; a rank whose process
+//   disappeared without a word (same host: its pid is gone) stops them with
+//   a RankLost error instead of a hang.
+//
+// Keys in the store: "state.<rank>", "sig.<group>.<n>.<rank>", "share.<name>".
+// A store directory serves one job: reusing one is refused.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dist/file_store.h"
+#include "rendezvous/collective_signature.h"
+#include "spmd/util/json.h"
+
+namespace spmd::dist {
+
+class ProcessGroup {
+ public:
+  /// Joins as `rank` of `world` (0 <= rank < world). Throws InvalidArgument
+  /// for a bad rank or world, BackendError when the store already holds this
+  /// rank's state (an earlier job's directory).
+  ProcessGroup(FileStore store, int rank, int world);
+  /// A rank that never said finish() or fail() is posted as raised.
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int rank() const { return rank_; }
+  int world() const { return world_; }
+
+  /// Rank 0 calls `make` and publishes its result under `name`; every rank
+  /// returns it. Throws when rank 0 ends, fails or disappears first.
+  std::string share(std::string_view name, const std::function<std::string()>& make);
+
+  /// The pre-flight check of this rank's next collective over `members`
+  /// (ranks in group order; this rank among them). Returns once every member
+  /// brought an equal signature; throws CollectiveMismatch, DeadlockError, or
+  /// DeviceError (kind "RankFailed" / "RankLost") for another rank's end.
+  void check_collective(const detail::CollectiveSignature& sig, const std::vector<int>& members);
+
+  /// This rank returned normally / raised `error`: posted for the others.
+  void finish();
+  void fail(std::string_view error);
+
+  /// Whether this rank posted its end (finish, fail, or stopped by an error).
+  bool ended() const { return ended_; }
+  /// Collectives this rank entered so far.
+  std::int64_t collectives_entered() const { return entered_; }
+
+ private:
+  struct Snapshot;
+
+  void post_state(const char* state, Json fields = Json::object());
+  Snapshot read_states() const;
+  /// Throws when another rank ended in a way that stops this one (waiting at
+  /// collective `my_n` of `my_group`, when this rank waits at one).
+  void check_peers(const Snapshot& s, const std::string& my_group = {}, std::int64_t my_n = -1);
+  /// Whether nothing posted in `s` can ever change (see the file comment).
+  bool stuck(const Snapshot& s) const;
+  [[noreturn]] void deadlock(const Snapshot& s, const std::string& group, std::int64_t n,
+                             const std::vector<int>& members, const detail::CollectiveSignature& sig);
+  [[noreturn]] void mismatch(const std::vector<detail::CollectiveSignature>& sigs, const std::vector<int>& members,
+                             std::int64_t n);
+  /// Posts "stopped": reason "deadlock" / "mismatch" (this rank found it) or
+  /// "peer" (another rank ended the run).
+  void stop(const char* reason, const std::string& detail);
+
+  FileStore store_;
+  int rank_;
+  int world_;
+  std::string host_;
+  std::int64_t version_ = 0;
+  Json last_fields_ = Json::object();  // of the last posted state
+  std::int64_t entered_ = 0;
+  bool ended_ = false;
+  std::map<std::string, std::int64_t> per_group_;  // collectives entered per group key
+};
+
+/// The store key of a group: the same on every rank for the same member list.
+std::string group_key(const std::vector<int>& members);
+
+/// A signature as posted to the store, and back (the trace's field names).
+Json signature_to_json(const detail::CollectiveSignature& sig);
+detail::CollectiveSignature signature_from_json(const Json& j);
+
+}  // namespace spmd::dist
