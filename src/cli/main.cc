@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/process_launcher.h"
 #include "cli/scenario_header.h"
 #include "cli/scenario_runner.h"
 #include "cli/signals.h"
@@ -110,6 +111,19 @@ int main(int argc, char** argv) {
   run->add_option("--breakpoints", breakpoints,
                   "what jax.debug.breakpoint() does: auto (prompt on a terminal, else print), prompt, print")
       ->check(CLI::IsMember({"auto", "prompt", "print"}));
+  run->add_option("--num-processes", run_settings.num_processes,
+                  "run as N processes (jax.process_count()) that check each collective against each other; "
+                  "without --process-id, spmd starts all N here and marks their output [process r]")
+      ->envname("SPMD_NUM_PROCESSES")
+      ->check(CLI::Range(1, 4096));
+  run->add_option("--process-id", run_settings.process_id,
+                  "this process's rank, 0..N-1 (jax.process_index()): start one spmd per rank, e.g. one per host")
+      ->envname("SPMD_PROCESS_ID")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--store", run_settings.store,
+                  "directory the processes share (a fresh one per job; a shared mount across hosts); "
+                  "default with the launcher: a new directory under /tmp")
+      ->envname("SPMD_STORE");
 
   RunSettings test_settings;
   std::vector<std::string> test_paths;
@@ -152,7 +166,25 @@ int main(int argc, char** argv) {
 
   int code = 0;
   try {
-    if (*run) {
+    if (*run && run_settings.num_processes > 1 && !run_settings.process_id) {
+      if (run_format == "json") {
+        throw CLI::ValidationError("--format", "json needs one process per command: start each with --process-id");
+      }
+      std::vector<std::string> args(argv, argv + argc);
+      auto launched = spmd::cli::launch_processes(args, run_settings.num_processes, run_settings.store, std::cout,
+                                                  std::cerr);
+      std::string codes;
+      for (std::size_t r = 0; r < launched.process_codes.size(); ++r) {
+        codes += (r ? ", " : "") + std::to_string(launched.process_codes[r]);
+      }
+      std::cerr << "spmd: " << run_settings.num_processes << " processes exited with [" << codes
+                << "] (store " << launched.store << ")" << std::endl;
+      code = launched.exit_code;
+    } else if (*run) {
+      if (run_settings.process_id && *run_settings.process_id >= run_settings.num_processes) {
+        throw CLI::ValidationError("--process-id", std::to_string(*run_settings.process_id) + " is not below --num-processes " +
+                                                       std::to_string(run_settings.num_processes));
+      }
       apply_sizes(run_settings, run_arena, run_stack);
       run_settings.breakpoints = breakpoints == "prompt"  ? spmd::cli::BreakpointMode::kPrompt
                                  : breakpoints == "print" ? spmd::cli::BreakpointMode::kPrint

@@ -85,6 +85,7 @@ std::string repro_for(const RunSettings& s, const RuntimeOptions& o) {
   std::string r = "spmd run " + s.path + " --devices " + std::to_string(o.devices) + " --threads " +
                   std::to_string(o.threads) + " --seed " + std::to_string(o.seed);
   if (o.backend != "sim") r += " --backend " + o.backend;
+  if (o.process_count > 1) r += " --num-processes " + std::to_string(o.process_count);
   if (o.threads > 1) r += "  (several threads: the schedule is not reproducible; use --threads 1)";
   return r;
 }
@@ -176,6 +177,9 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.arena_capacity = settings.arena_capacity;
     opts.fiber_stack_size = settings.stack_size;
     opts.deterministic = settings.deterministic;
+    opts.process_count = settings.num_processes;
+    opts.process_index = settings.process_id.value_or(0);
+    opts.process_store = settings.store;
     opts.repro = repro_for(settings, opts);
     auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
     opts.observers.push_back(status);
@@ -219,6 +223,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     } catch (Error& e) {
       outcome.pmap_runs = status->runs();
       outcome.devices = status->statuses();
+      rt.report_process_error(e);  // the other processes of a multi-process run stop too
       fail(e);
     }
   } catch (Error& e) {

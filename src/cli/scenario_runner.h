@@ -40,6 +40,11 @@ struct RunSettings {
   std::string timeline_path;
   bool deterministic = false;
   BreakpointMode breakpoints = BreakpointMode::kAuto;
+  // Several processes (see process_launcher.h): their number, this one's
+  // index (unset: `spmd run` launches them all), the directory they share.
+  int num_processes = 1;
+  std::optional<int> process_id;
+  std::string store;
 };
 
 struct RunOutcome {

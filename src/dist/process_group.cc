@@ -45,6 +45,19 @@ std::string sig_key(const std::string& group, std::int64_t n, int rank) {
 std::string text_of(const Json* j) { return j != nullptr && j->is_string() ? j->as_string() : std::string(); }
 std::int64_t int_of(const Json* j, std::int64_t fallback) { return j != nullptr && j->is_int() ? j->as_int() : fallback; }
 
+SourceLoc loc_of(const Json& state) {
+  std::string file = text_of(state.find("file"));
+  if (file.empty()) return {};
+  return SourceLoc{intern_path(file), static_cast<std::uint32_t>(int_of(state.find("line"), 0)),
+                   static_cast<std::uint32_t>(int_of(state.find("column"), 0))};
+}
+
+// "psum over 'i' #1 f32[4] (f.py:12:5)": where a waiting rank stands.
+std::string where_it_waits(const Json& state) {
+  SourceLoc loc = loc_of(state);
+  return text_of(state.find("at")) + (loc.valid() ? " (" + loc.to_string() + ")" : "");
+}
+
 bool terminal(const std::string& state) { return state == "finished" || state == "raised" || state == "stopped"; }
 
 // A rank that declared a deadlock stopped where it waited; for everyone
@@ -230,7 +243,6 @@ void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, s
                                    detail,
                                "the run stops on every rank when one fails; rank " + std::to_string(r) +
                                    "'s own output has the full report");
-      rep.device = r;
       throw DeviceError(std::move(rep));
     }
     if (terminal(state)) continue;
@@ -250,7 +262,6 @@ void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, s
               ") exited without reporting, after entering " + std::to_string(int_of(j.find("entered"), 0)) +
               " collective(s); it was " + state,
           "the process crashed or was killed (out of memory, a signal): look at its own output and exit status");
-      rep.device = r;
       throw DeviceError(std::move(rep));
     }
   }
@@ -315,7 +326,6 @@ std::string ProcessGroup::share(std::string_view name, const std::function<std::
       Report r = make_report("RankFailed",
                              "rank 0 " + s.state(0) + " before sharing \"" + std::string(name) + "\"",
                              "every rank must reach the same setup step; rank 0 left before it");
-      r.device = 0;
       throw DeviceError(std::move(r));
     }
     if (stuck(s)) {
@@ -325,7 +335,7 @@ std::string ProcessGroup::share(std::string_view name, const std::function<std::
         Report r = make_report("Deadlock",
                                "deadlock across processes: rank " + std::to_string(rank_) +
                                    " waits for rank 0 to share \"" + std::string(name) + "\" but rank 0 waits at " +
-                                   text_of(again.of(0)->find("at")),
+                                   where_it_waits(*again.of(0)),
                                "rank 0 must reach the same setup step before any collective");
         throw DeadlockError(std::move(r));
       }
@@ -367,9 +377,12 @@ void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::v
   Json ms = Json::array();
   for (int m : members) ms.push(m);
   f.set("members", std::move(ms));
-  f.set("at", sig.op_and_axes() + " #" + std::to_string(n) +
-                  (sig.operands.empty() ? "" : " " + sig.operand_types()) +
-                  (sig.loc.valid() ? " (" + sig.loc.to_string() + ")" : ""));
+  f.set("at", sig.op_and_axes() + " #" + std::to_string(n) + (sig.operands.empty() ? "" : " " + sig.operand_types()));
+  if (sig.loc.valid()) {
+    f.set("file", std::string(sig.loc.file));
+    f.set("line", static_cast<std::int64_t>(sig.loc.line));
+    f.set("column", static_cast<std::int64_t>(sig.loc.column));
+  }
   f.set("op_and_axes", sig.op_and_axes());
   post_state("waiting", std::move(f));
 
@@ -437,7 +450,6 @@ void ProcessGroup::mismatch(const std::vector<CollectiveSignature>& sigs, const 
                             s->loc.valid() ? s->loc.to_string() : "?"});
   }
   stop("mismatch", r.message);
-  r.device = rank_;
   throw CollectiveMismatch(std::move(r));
 }
 
@@ -460,7 +472,7 @@ void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::in
     } else if (state == "raised") {
       where = "raised: " + text_of(ms->find("detail"));
     } else {
-      where = "waits at " + text_of(ms->find("at"));
+      where = "waits at " + where_it_waits(*ms);
     }
     elsewhere.push_back("rank " + std::to_string(m) + " " + where);
   }
@@ -475,7 +487,6 @@ void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::in
   r.op = std::string(collective_name(sig.kind));
   r.axis = sig.axes.text();
   r.where = sig.loc;
-  r.device = rank_;
   for (int rr = 0; rr < world_; ++rr) {
     DeviceStatus d;
     d.device = rr;
@@ -488,6 +499,7 @@ void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::in
     const std::int64_t entered = j ? int_of(j->find("entered"), 0) : 0;
     d.collectives_done = waiting ? entered - 1 : entered;
     d.detail = waiting ? text_of(j->find("at")) : j ? text_of(j->find("detail")) : "";
+    if (waiting) d.loc = loc_of(*j);
     r.devices.push_back(std::move(d));
   }
   stop("deadlock", r.message);

@@ -162,8 +162,19 @@ namespace {
   throw RunAborted{};
 }
 
-// The last member arrived with a matching signature (lock held): move the
-// data and wake the others. Returns with `lock` released.
+// Every process of a multi-process run reaches this collective with the
+// same signature, in the same order (they run the same program with the
+// same schedule), or the check throws a report naming the ranks.
+void check_across_processes(Run& run, const CollectiveSignature& sig) {
+  dist::ProcessGroup& processes = *run.runtime().processes;
+  std::vector<int> everyone(static_cast<std::size_t>(processes.world()));
+  for (int r = 0; r < processes.world(); ++r) everyone[static_cast<std::size_t>(r)] = r;
+  processes.check_collective(sig, everyone);
+}
+
+// The last member arrived with a matching signature (lock held): check the
+// other processes (if any), move the data and wake the others. Returns with
+// `lock` released.
 [[gnu::noinline]] void move_data_and_release(Run& run, DeviceContext& ctx, Communicator& comm,
                                              std::unique_lock<std::mutex>& lock) {
   CollectiveCall call;
@@ -178,6 +189,7 @@ namespace {
   // The members stay parked (counted as blocked) while the data moves.
   lock.unlock();
   try {
+    if (run.runtime().processes) check_across_processes(run, *call.sig);
     if (run.options().collectives_move_data) run.backend().execute(call);
   } catch (...) {
     lock.lock();
@@ -234,7 +246,7 @@ std::vector<Array> run_collective(DeviceContext& ctx, ResolvedAxes& axes, const 
     run.block(lock, ctx, DeviceState::kWaitingCollective);  // returns unlocked
   } else if (comm.mismatch) {
     stop_on_mismatch(run, ctx, comm, me);
-  } else if (sig.kind == CollectiveKind::kBarrier) {
+  } else if (sig.kind == CollectiveKind::kBarrier && run.runtime().processes == nullptr) {
     // No data to move: wake the members without letting go of the lock,
     // emptying the slots on the way (comm.reset() without a second pass).
     for (Arrival*& slot : comm.slots) {

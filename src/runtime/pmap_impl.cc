@@ -398,6 +398,9 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
       std::rethrow_exception(error);
     } catch (Error& e) {
       add_replication_notes(e, plan, args, options);
+      // The other processes stop too, naming this one (no-op when the error
+      // came from them: this process has stopped already).
+      if (runtime.processes) runtime.processes->fail(e.kind() + ": " + e.report().message);
       for (const auto& o : runtime.options.observers) o->on_run_end(info, &e.report());
       throw;
     } catch (...) {

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dist/process_group.h"
 #include "runtime/device_context.h"
 #include "runtime/print_queue.h"
 #include "spmd/report.h"
@@ -47,6 +48,8 @@ struct RuntimeState {
   std::string interrupt_reason;
   /// The "Interrupted" error (lock active_mu first).
   std::exception_ptr interrupt_error_locked() const;
+  /// The other processes of a multi-process run (process_count > 1), or null.
+  std::unique_ptr<dist::ProcessGroup> processes;
 };
 
 class Run {

@@ -51,6 +51,23 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
     throw_invalid_argument("InvalidArgument", "Runtime: threads must be >= 1, got " + std::to_string(options.threads),
                            "use --threads 1 for a deterministic schedule");
   }
+  if (options.process_count > 1) {
+    if (options.process_store.empty()) {
+      throw_invalid_argument("InvalidArgument",
+                             "Runtime: " + std::to_string(options.process_count) +
+                                 " processes need a store directory they share",
+                             "set RuntimeOptions::process_store (the CLI's --store, or SPMD_STORE): a fresh "
+                             "directory, on a shared mount when the processes run on several hosts");
+    }
+    if (options.threads != 1) {
+      throw_invalid_argument("InvalidArgument",
+                             "Runtime: multi-process runs need threads == 1, got " + std::to_string(options.threads),
+                             "every process must run its devices in the same order for their collectives to line "
+                             "up; use --threads 1");
+    }
+    impl_->state.processes = std::make_unique<dist::ProcessGroup>(
+        dist::FileStore(options.process_store), options.process_index, options.process_count);
+  }
   if (!options.print_sink) options.print_sink = default_print_sink;
   if (!options.breakpoint_handler) options.breakpoint_handler = default_breakpoint_handler;
   impl_->state.backend = detail::create_backend(options.backend, options.devices, options.threads, options.seed,
@@ -62,6 +79,19 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
 
 Runtime::~Runtime() {
   if (g_default_runtime == this) g_default_runtime = nullptr;
+  // A process whose runs all succeeded has finished its part; one whose run
+  // failed has told the others already (pmap_top_level).
+  if (impl_->state.processes) {
+    try {
+      impl_->state.processes->finish();
+    } catch (...) {
+      // The store went away: the others see this process's pid vanish.
+    }
+  }
+}
+
+void Runtime::report_process_error(const Error& error) {
+  if (impl_->state.processes) impl_->state.processes->fail(error.kind() + ": " + error.report().message);
 }
 
 const RuntimeOptions& Runtime::options() const { return impl_->state.options; }

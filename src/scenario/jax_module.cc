@@ -87,7 +87,15 @@ Value fn_devices(NativeCall& c, CallArgs& a) {
   return Value::list(std::move(out), c.st.token);
 }
 
-Value fn_process_index(NativeCall& c, CallArgs& a) { return Value::integer(c.data.is_undefined() ? 0 : c.data.as_int()); }
+// Multi-process runs (RuntimeOptions::process_count): this process's rank and their number.
+Value fn_process_index(NativeCall& c, CallArgs& a) {
+  Args args(c, a, {}, 0);
+  return Value::integer(c.interp.runtime().options().process_index);
+}
+Value fn_process_count(NativeCall& c, CallArgs& a) {
+  Args args(c, a, {}, 0);
+  return Value::integer(c.interp.runtime().options().process_count);
+}
 
 // ============================================================================
 // pmap
@@ -782,7 +790,7 @@ Value build_jax_module(Interpreter& interp) {
   add_fn(*m, "devices", fn_devices);
   add_fn(*m, "local_devices", fn_devices);
   add_fn(*m, "process_index", fn_process_index);
-  add_fn(*m, "process_count", fn_process_index, Value::integer(1));
+  add_fn(*m, "process_count", fn_process_count);
   add_fn(*m, "disable_jit", fn_disable_jit);
   add_fn(*m, "block_until_ready", fn_return_first);
   add_fn(*m, "device_get", fn_return_first);

@@ -22,6 +22,7 @@
 
 namespace spmd {
 
+class Error;
 struct DebugPrint;
 struct BreakpointStop;
 
@@ -55,6 +56,17 @@ struct RuntimeOptions {
   PrintSink print_sink;           ///< default: stdout, "[device 3] text"
   BreakpointHandler breakpoint_handler;  ///< default: print every device's values, continue
   std::string repro;              ///< command that reproduces a run, shown in reports
+  /// Several processes running the same program (jax.process_index() /
+  /// process_count()): each simulates every device, and before each
+  /// collective runs its signature is also checked against the other
+  /// processes', through a directory they share (`process_store`; a shared
+  /// mount across hosts). A process that diverges (a different collective,
+  /// shape or order, an early exit, an error) stops every process with a
+  /// report naming the ranks. Needs threads == 1 (the same schedule in every
+  /// process). See README "Several processes".
+  int process_count = 1;
+  int process_index = 0;
+  std::string process_store;
 };
 
 /// Per-device memory figures.
@@ -92,6 +104,12 @@ class Runtime {
   /// its devices run, so an interrupt that arrives between two runs is not
   /// lost. Safe from any thread (e.g. a signal-handling thread).
   void interrupt(const std::string& reason);
+
+  /// Multi-process runs (process_count > 1): tells the other processes this
+  /// one stopped with `error`, so they stop too and name it. A failed pmap
+  /// run does this itself; call it for an error outside pmap. A Runtime
+  /// destroyed without one reports this process as finished.
+  void report_process_error(const Error& error);
   /// True once interrupt() was called. Front ends poll it where no run is in
   /// progress (the scenario interpreter does, on the host).
   bool interrupted() const noexcept;

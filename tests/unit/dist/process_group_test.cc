@@ -171,7 +171,9 @@ TEST_CASE("dist::ProcessGroup: a rank that returns early is a deadlock, reported
     const auto& devices = res.report.find("devices")->as_array();
     REQUIRE(devices.size() == 3);
     REQUIRE(devices[0].find("state")->as_string() == "waiting");
-    REQUIRE(devices[0].find("detail")->as_string() == "psum over 'i' #1 f32[4] (f.py:12:5)");
+    REQUIRE(devices[0].find("detail")->as_string() == "psum over 'i' #1 f32[4]");
+    REQUIRE(devices[0].find("where")->dump() == R"({"file":"f.py","line":12,"column":5})");
+    REQUIRE(devices[0].find("label")->as_string().rfind("rank 0 (pid ", 0) == 0);
     REQUIRE(devices[0].find("collectives_done")->as_int() == 1);
     REQUIRE(devices[2].find("state")->as_string() == "finished");
     REQUIRE(devices[2].find("collectives_done")->as_int() == 1);
