@@ -66,6 +66,9 @@ struct Report {
   std::string to_text() const;
   /// JSON object with the same fields.
   Json to_json() const;
+  /// The inverse of to_json() (reports another process printed with
+  /// --format json); fields that are missing stay empty.
+  static Report from_json(const Json& j);
 };
 
 }  // namespace spmd

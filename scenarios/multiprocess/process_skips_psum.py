@@ -1,15 +1,13 @@
-# spmd: devices=4 expect=ok
-# spmd: expect-stdout: 0 1 [24. 24. 24. 24.]
+# spmd: devices=4 processes=2 expect=deadlock expect-line=21
+# spmd: expect-message=rank 1 finished after 1 collective
 # A multi-host bug that one process cannot show: on process 1 the step skips
-# its second psum. Run alone (as `spmd test` does) every device reaches both
-# psums and the result is right. Run as two processes, the way the program is
-# deployed on two hosts:
-#
-#   spmd run scenarios/multiprocess/process_skips_psum.py --num-processes 2
-#
-# process 1 returns after one collective while process 0 waits at the second:
-# on GPUs both hang inside NCCL; spmdsim reports a deadlock across processes
-# at line 23 naming rank 1 "finished after 1 collective" (exit code 3).
+# its second psum. Alone (--num-processes 1) every device reaches both psums
+# and the result is right. As two processes, the way the program is deployed
+# on two hosts (the header asks for two; `spmd run` starts both and marks
+# their output [process r]), process 1 returns after one collective while
+# process 0 waits at the second: on GPUs both hang inside NCCL; spmdsim
+# reports a deadlock across processes at line 21, naming rank 1 "finished
+# after 1 collective" (exit code 3).
 import jax
 import jax.numpy as jnp
 from jax import lax

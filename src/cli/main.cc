@@ -166,24 +166,26 @@ int main(int argc, char** argv) {
 
   int code = 0;
   try {
-    if (*run && run_settings.num_processes > 1 && !run_settings.process_id) {
+    const int processes = *run ? spmd::cli::process_count_for(run_settings) : 1;
+    if (*run && processes > 1 && !run_settings.process_id) {
       if (run_format == "json") {
         throw CLI::ValidationError("--format", "json needs one process per command: start each with --process-id");
       }
       std::vector<std::string> args(argv, argv + argc);
-      auto launched = spmd::cli::launch_processes(args, run_settings.num_processes, run_settings.store, std::cout,
-                                                  std::cerr);
+      if (!run_settings.num_processes) args.insert(args.end(), {"--num-processes", std::to_string(processes)});
+      auto launched = spmd::cli::launch_processes(args, processes, run_settings.store,
+                                                  spmd::cli::marked_lines(std::cout, std::cerr));
       std::string codes;
       for (std::size_t r = 0; r < launched.process_codes.size(); ++r) {
         codes += (r ? ", " : "") + std::to_string(launched.process_codes[r]);
       }
-      std::cerr << "spmd: " << run_settings.num_processes << " processes exited with [" << codes
-                << "] (store " << launched.store << ")" << std::endl;
+      std::cerr << "spmd: " << processes << " processes exited with [" << codes << "] (store " << launched.store
+                << ")" << std::endl;
       code = launched.exit_code;
     } else if (*run) {
-      if (run_settings.process_id && *run_settings.process_id >= run_settings.num_processes) {
-        throw CLI::ValidationError("--process-id", std::to_string(*run_settings.process_id) + " is not below --num-processes " +
-                                                       std::to_string(run_settings.num_processes));
+      if (run_settings.process_id && *run_settings.process_id >= processes) {
+        throw CLI::ValidationError("--process-id", std::to_string(*run_settings.process_id) +
+                                                       " is not below --num-processes " + std::to_string(processes));
       }
       apply_sizes(run_settings, run_arena, run_stack);
       run_settings.breakpoints = breakpoints == "prompt"  ? spmd::cli::BreakpointMode::kPrompt

@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <sstream>
 
 #include "spmd/error.h"
+#include "spmd/report.h"
+#include "spmd/util/json.h"
 
 namespace spmd::cli {
 
@@ -29,14 +32,16 @@ struct Child {
   throw Error(std::move(r));
 }
 
-void emit(std::ostream& os, int rank, const std::string& line) {
-  os << "[process " << rank << "] " << line << '\n' << std::flush;
-}
-
 }  // namespace
 
-LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, std::ostream& out,
-                              std::ostream& err) {
+LineSink marked_lines(std::ostream& out, std::ostream& err) {
+  return [&out, &err](int rank, bool is_stderr, const std::string& line) {
+    std::ostream& os = is_stderr ? err : out;
+    os << "[process " << rank << "] " << line << '\n' << std::flush;
+  };
+}
+
+LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, const LineSink& sink) {
   LaunchResult result;
   if (store.empty()) {
     char tmpl[] = "/tmp/spmd-store-XXXXXX";
@@ -91,17 +96,16 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
       if (polls[i].revents == 0) continue;
       auto [r, s] = who[i];
       Child& c = children[static_cast<std::size_t>(r)];
-      std::ostream& os = s == 0 ? out : err;
       ssize_t got = ::read(c.fds[s], buf, sizeof(buf));
       if (got > 0) {
         c.pending[s].append(buf, static_cast<std::size_t>(got));
         std::size_t nl;
         while ((nl = c.pending[s].find('\n')) != std::string::npos) {
-          emit(os, r, c.pending[s].substr(0, nl));
+          sink(r, s == 1, c.pending[s].substr(0, nl));
           c.pending[s].erase(0, nl + 1);
         }
       } else if (got == 0 || (got < 0 && errno != EINTR)) {
-        if (!c.pending[s].empty()) emit(os, r, c.pending[s]);
+        if (!c.pending[s].empty()) sink(r, s == 1, c.pending[s]);
         c.pending[s].clear();
         ::close(c.fds[s]);
         c.fds[s] = -1;
@@ -119,6 +123,51 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
     result.exit_code = std::max(result.exit_code, c.code);
   }
   return result;
+}
+
+RunOutcome run_scenario_processes(const RunSettings& settings, int n) {
+  std::vector<std::string> argv = {"spmd", "run", settings.path, "--format", "json", "--breakpoints", "print",
+                                   "--num-processes", std::to_string(n)};
+  if (settings.devices) argv.insert(argv.end(), {"--devices", std::to_string(*settings.devices)});
+  if (settings.seed) argv.insert(argv.end(), {"--seed", std::to_string(*settings.seed)});
+  if (settings.max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*settings.max_steps)});
+  if (settings.max_seconds > 0) argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
+  if (settings.backend != "sim") argv.insert(argv.end(), {"--backend", settings.backend});
+  std::vector<std::string> json(static_cast<std::size_t>(n));
+  LaunchResult launched = launch_processes(argv, n, settings.store, [&](int rank, bool is_stderr, const std::string& line) {
+    if (!is_stderr) json[static_cast<std::size_t>(rank)] += line + "\n";
+  });
+  RunOutcome decisive;
+  decisive.exit_code = -1;
+  std::string all_stdout;
+  for (int r = 0; r < n; ++r) {
+    RunOutcome o;
+    o.file = settings.path;
+    o.exit_code = launched.process_codes[static_cast<std::size_t>(r)];
+    try {
+      Json j = Json::parse(json[static_cast<std::size_t>(r)], "process " + std::to_string(r));
+      o.status = j.find("status")->as_string();
+      o.pmap_runs = static_cast<int>(j.find("pmap_runs")->as_int());
+      o.device_count = static_cast<int>(j.find("device_count")->as_int());
+      if (const Json* rep = j.find("report"); rep != nullptr && !rep->is_null()) {
+        o.report = Report::from_json(*rep);
+        o.devices = o.report->devices;
+      }
+      o.stdout_text = j.find("stdout")->as_string();
+    } catch (const std::exception&) {
+      o.status = "error";
+      o.report = make_report("LaunchError",
+                             "process " + std::to_string(r) + " exited with code " + std::to_string(o.exit_code) +
+                                 " without a report",
+                             "run it alone: spmd run " + settings.path + " --num-processes " + std::to_string(n) +
+                                 " --process-id " + std::to_string(r) + " --store DIR");
+    }
+    std::istringstream lines(o.stdout_text);
+    for (std::string line; std::getline(lines, line);) all_stdout += "[process " + std::to_string(r) + "] " + line + "\n";
+    if (o.exit_code > decisive.exit_code) decisive = std::move(o);
+  }
+  decisive.stdout_text = all_stdout;
+  return decisive;
 }
 
 }  // namespace spmd::cli

@@ -1,13 +1,17 @@
 #pragma once
-// `spmd run FILE --num-processes N` without --process-id: runs N copies of
-// this spmd, one per rank, on this host, sharing a fresh store directory,
-// and prints their output with each line marked "[process r] ". This is the
-// one-host way to see how a program behaves as N processes (N hosts run the
-// same command with --process-id and a shared --store instead).
+// Several processes from one command. `spmd run FILE --num-processes N`
+// (or a `processes=N` header) without --process-id runs N copies of this
+// spmd, one per rank, on this host, sharing a fresh store directory, and
+// prints their output with each line marked "[process r] "; `spmd test`
+// runs such a scenario the same way and judges the processes' combined
+// outcome. On N hosts, each host starts its own rank instead (--process-id).
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "cli/scenario_runner.h"
 
 namespace spmd::cli {
 
@@ -17,10 +21,21 @@ struct LaunchResult {
   std::string store;                // the directory they shared
 };
 
-/// Runs `argv` (this spmd's own command line) N times, adding
-/// "--process-id r --store DIR" (DIR: `store`, or a fresh temporary directory
-/// when empty). Output lines go to `out` / `err` as they come.
-LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, std::ostream& out,
-                              std::ostream& err);
+/// Receives each line a process writes (without its newline), as it comes.
+using LineSink = std::function<void(int rank, bool is_stderr, const std::string& line)>;
+
+/// Runs `argv` (an spmd command line; argv[0] is ignored, this executable
+/// runs) N times, adding "--process-id r --store DIR" (DIR: `store`, or a
+/// fresh temporary directory when empty).
+LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, const LineSink& sink);
+
+/// A sink writing "[process r] line" to `out` or `err`.
+LineSink marked_lines(std::ostream& out, std::ostream& err);
+
+/// `spmd test` of a scenario that runs as `n` processes: runs them with
+/// --format json and returns the outcome of the process with the highest
+/// exit code (the lowest rank among equals); its stdout_text is every
+/// process's stdout, each line marked with its process.
+RunOutcome run_scenario_processes(const RunSettings& settings, int n);
 
 }  // namespace spmd::cli

@@ -86,6 +86,8 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         h.seed = number(path, line, raw, key, value, 0);
       } else if (key == "max-steps") {
         h.max_steps = number(path, line, raw, key, value, 1);
+      } else if (key == "processes") {
+        h.processes = static_cast<int>(number(path, line, raw, key, value, 1, kMaxProcesses));
       } else if (key == "expect") {
         if (value != "ok" && value != "deadlock" && value != "mismatch" &&
             !(value.rfind("error:", 0) == 0 && value.size() > 6)) {
@@ -99,7 +101,7 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else {
         bad(path, line, raw, "unknown key '" + key + "'",
-            "known keys: devices, threads, seed, max-steps, expect, expect-line, expect-decision-line, "
+            "known keys: devices, threads, seed, max-steps, processes, expect, expect-line, expect-decision-line, "
             "expect-message=, expect-stdout:");
       }
     }

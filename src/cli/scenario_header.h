@@ -2,7 +2,7 @@
 // The `# spmd: key=value` header comments of a scenario file: run settings
 // and, for `spmd test`, the expected outcome.
 //
-//   # spmd: devices=4 threads=1 seed=0 max-steps=100000
+//   # spmd: devices=4 threads=1 seed=0 max-steps=100000 processes=2
 //   # spmd: expect=deadlock            (ok | deadlock | mismatch | error:KIND)
 //   # spmd: expect-line=14             (the report points at this line)
 //   # spmd: expect-decision-line=9     (the first differing cond/loop is here)
@@ -22,12 +22,15 @@ namespace spmd::cli {
 /// The largest devices= / threads= a header (or --devices / --threads) may ask for.
 inline constexpr int kMaxDevices = 1 << 20;
 inline constexpr int kMaxThreads = 256;
+/// The largest processes= / --num-processes.
+inline constexpr int kMaxProcesses = 4096;
 
 struct ScenarioHeader {
   std::optional<int> devices;
   std::optional<int> threads;
   std::optional<std::uint64_t> seed;
   std::optional<std::uint64_t> max_steps;
+  std::optional<int> processes;             // run as this many processes (spmd run / spmd test launch them)
   std::string expect;                       // "" when not declared
   std::optional<int> expect_line;
   std::optional<int> expect_decision_line;

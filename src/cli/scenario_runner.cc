@@ -140,6 +140,18 @@ std::string RunOutcome::summary() const {
   return status + (report ? " (" + report->kind + ")" : "") + ", exit code " + std::to_string(exit_code);
 }
 
+int process_count_for(const RunSettings& settings) {
+  if (settings.num_processes) return *settings.num_processes;
+  try {
+    std::ifstream file(settings.path);
+    std::stringstream buf;
+    buf << file.rdbuf();
+    return parse_scenario_header(buf.str(), settings.path).processes.value_or(1);
+  } catch (const Error&) {
+    return 1;
+  }
+}
+
 RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ostream& err, std::istream& in) {
   RunOutcome outcome;
   outcome.file = settings.path;
@@ -177,7 +189,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.arena_capacity = settings.arena_capacity;
     opts.fiber_stack_size = settings.stack_size;
     opts.deterministic = settings.deterministic;
-    opts.process_count = settings.num_processes;
+    opts.process_count = settings.num_processes.value_or(header.processes.value_or(1));
     opts.process_index = settings.process_id.value_or(0);
     opts.process_store = settings.store;
     opts.repro = repro_for(settings, opts);

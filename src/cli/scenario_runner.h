@@ -42,7 +42,7 @@ struct RunSettings {
   BreakpointMode breakpoints = BreakpointMode::kAuto;
   // Several processes (see process_launcher.h): their number, this one's
   // index (unset: `spmd run` launches them all), the directory they share.
-  int num_processes = 1;
+  std::optional<int> num_processes;      // else the header's processes=, else 1
   std::optional<int> process_id;
   std::string store;
 };
@@ -64,6 +64,11 @@ struct RunOutcome {
 
 /// 0 ok, 1 program error, 2 usage or syntax error, 3 deadlock, 4 mismatch, 130 interrupted.
 int exit_code_for_kind(const std::string& kind);
+
+/// The number of processes `settings` asks for: --num-processes, else the
+/// file's `processes=` header, else 1 (also when the file cannot be read:
+/// running it then reports why).
+int process_count_for(const RunSettings& settings);
 
 /// Runs `settings.path`. Program output (print, debug prints) goes to `out`,
 /// warnings to `err`; breakpoint prompts read `in`. Never throws spmd::Error:

@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "cli/process_launcher.h"
 #include "cli/scenario_header.h"
 #include "spmd/error.h"
 
@@ -70,9 +71,10 @@ TestResult test_scenario(const std::string& path, const RunSettings& base) {
   std::ostringstream out, err;
   std::istringstream in;
   auto start = std::chrono::steady_clock::now();
-  t.outcome = run_scenario(settings, out, err, in);
+  const int processes = base.num_processes.value_or(header.processes.value_or(1));
+  t.outcome = processes > 1 ? run_scenario_processes(settings, processes) : run_scenario(settings, out, err, in);
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  t.outcome.stdout_text = out.str();
+  if (processes == 1) t.outcome.stdout_text = out.str();
   t.expected = header.expect;
   t.got = got_of(t.outcome);
   if (header.expect.empty()) {

@@ -146,4 +146,74 @@ Json Report::to_json() const {
   return j;
 }
 
+namespace {
+
+std::string str_of(const Json& j, std::string_view key) {
+  const Json* v = j.find(key);
+  return v != nullptr && v->is_string() ? v->as_string() : std::string();
+}
+
+std::int64_t int_of(const Json& j, std::string_view key, std::int64_t fallback) {
+  const Json* v = j.find(key);
+  return v != nullptr && v->is_int() ? v->as_int() : fallback;
+}
+
+SourceLoc loc_of(const Json* j) {
+  if (j == nullptr || !j->is_object()) return {};
+  std::string file = str_of(*j, "file");
+  if (file.empty()) return {};
+  return SourceLoc{intern_path(file), static_cast<std::uint32_t>(int_of(*j, "line", 0)),
+                   static_cast<std::uint32_t>(int_of(*j, "column", 0))};
+}
+
+std::vector<std::string> strings_of(const Json* j) {
+  std::vector<std::string> out;
+  if (j == nullptr || !j->is_array()) return out;
+  for (const Json& e : j->as_array()) out.push_back(e.is_string() ? e.as_string() : e.dump());
+  return out;
+}
+
+}  // namespace
+
+Report Report::from_json(const Json& j) {
+  Report r;
+  if (!j.is_object()) return r;
+  r.kind = str_of(j, "kind");
+  r.message = str_of(j, "message");
+  r.details = strings_of(j.find("details"));
+  r.hint = str_of(j, "hint");
+  r.where = loc_of(j.find("where"));
+  r.source_line = str_of(j, "source_line");
+  r.device = static_cast<int>(int_of(j, "device", -1));
+  r.op = str_of(j, "op");
+  r.axis = str_of(j, "axis");
+  if (const Json* t = j.find("table"); t != nullptr && t->is_object()) {
+    r.table.columns = strings_of(t->find("columns"));
+    if (const Json* rows = t->find("rows"); rows != nullptr && rows->is_array()) {
+      for (const Json& row : rows->as_array()) r.table.rows.push_back(strings_of(&row));
+    }
+  }
+  if (const Json* ds = j.find("devices"); ds != nullptr && ds->is_array()) {
+    for (const Json& dj : ds->as_array()) {
+      DeviceStatus d;
+      d.device = static_cast<int>(int_of(dj, "id", -1));
+      d.label = str_of(dj, "label");
+      d.state = str_of(dj, "state");
+      d.detail = str_of(dj, "detail");
+      d.loc = loc_of(dj.find("where"));
+      d.collectives_done = int_of(dj, "collectives_done", 0);
+      d.recent = strings_of(dj.find("recent_events"));
+      r.devices.push_back(std::move(d));
+    }
+  }
+  if (const Json* dv = j.find("divergence"); dv != nullptr && dv->is_object()) {
+    r.divergence.collective_index = int_of(*dv, "collective_index", -1);
+    r.divergence.collective_summary = str_of(*dv, "collective");
+    r.divergence.decision_loc = loc_of(dv->find("decision_where"));
+    r.divergence.decision_summary = str_of(*dv, "decision");
+  }
+  r.repro = str_of(j, "repro");
+  return r;
+}
+
 }  // namespace spmd

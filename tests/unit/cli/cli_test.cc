@@ -44,12 +44,13 @@ print(jax.pmap(f, axis_name='i')(jnp.arange(4.0)))
 
 TEST_CASE("cli::header: keys, expectations and errors", "[cli]") {
   ScenarioHeader h = parse_scenario_header(
-      "#!/usr/bin/env python\n# spmd: devices=4 threads=2 seed=7 expect=error:NameError expect-line=9 expect-message=did you mean\n"
+      "#!/usr/bin/env python\n# spmd: devices=4 threads=2 seed=7 processes=3 expect=error:NameError expect-line=9 expect-message=did you mean\n"
       "# spmd: expect-stdout: a b\n# spmd: expect-stdout:\n\nimport jax\n# spmd: devices=99\n",
       "h.py");
   REQUIRE(h.devices == 4);
   REQUIRE(h.threads == 2);
   REQUIRE(h.seed == 7u);
+  REQUIRE(h.processes == 3);
   REQUIRE(h.expect == "error:NameError");
   REQUIRE(h.expect_line == 9);
   REQUIRE(h.expect_message == std::vector<std::string>{"did you mean"});
@@ -65,6 +66,7 @@ TEST_CASE("cli::header: keys, expectations and errors", "[cli]") {
   REQUIRE(bad("# spmd: devices=zero\n") == "b.py:1: bad spmd header: devices=zero is not a number >= 1");
   REQUIRE(bad("\n# spmd: expect=hang\n") == "b.py:2: bad spmd header: expect=hang is not an outcome");
   REQUIRE(bad("# spmd: colour=blue\n") == "b.py:1: bad spmd header: unknown key 'colour'");
+  REQUIRE(bad("# spmd: processes=0\n") == "b.py:1: bad spmd header: processes=0 is not a number >= 1");
 }
 
 TEST_CASE("cli::run: exit codes by verdict", "[cli]") {

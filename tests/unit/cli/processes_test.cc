@@ -14,7 +14,8 @@ using spmd::testing::write_temp_scenario;
 
 namespace {
 
-// Correct on one process; on two, process 1 skips the second psum (line 23).
+// Correct on one process; on two (its header asks for two), process 1 skips
+// the second psum (line 21).
 const std::string kSkipOnProcessOne = std::string(SPMD_SOURCE_DIR) + "/scenarios/multiprocess/process_skips_psum.py";
 
 // Process 1 feeds a longer array: same op, different shape.
@@ -32,19 +33,25 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 }  // namespace
 
 TEST_CASE("cli::processes: one process is the plain run; the launcher runs N and marks their output", "[cli]") {
+  // spmd test judges the processes together: rank 0's deadlock decides.
+  {
+    Subprocess t({SPMD_BIN_PATH, "test", kSkipOnProcessOne});
+    REQUIRE(t.wait() == 0);
+    REQUIRE(has(t.out(), "PASS " + kSkipOnProcessOne + "  (deadlock, "));
+  }
   const std::string& path = kSkipOnProcessOne;
   {
-    Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "4"});
+    Subprocess p({SPMD_BIN_PATH, "run", path, "--num-processes", "1"});
     REQUIRE(p.wait() == 0);
     REQUIRE(p.out() == "0 1 [24. 24. 24. 24.]\n");
   }
-  Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2"});
+  Subprocess p({SPMD_BIN_PATH, "run", path});  // the header's processes=2
   int code = p.wait();
   INFO("stdout:\n" << p.out() << "\nstderr:\n" << p.err());
   REQUIRE(code == 3);  // the deadlock's exit code, the highest of the two
   REQUIRE(p.out() == "[process 1] 1 2 [6. 6. 6. 6.]\n");
   REQUIRE(has(p.err(), "[process 0] error[Deadlock]: deadlock across processes: rank 0 waits at psum over 'i' #1 (" +
-                           path + ":23:12) but rank 1 finished after 1 collective\n"));
+                           path + ":21:12) but rank 1 finished after 1 collective\n"));
   REQUIRE(has(p.err(), "[process 0]   reproduce: spmd run " + path +
                            " --devices 4 --threads 1 --seed 0 --num-processes 2\n"));
   REQUIRE(has(p.err(), "[process 1] spmd: ok: 1 pmap run on 4 virtual devices\n"));
