@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     spmd::cli::ScenarioHeader h = spmd::cli::parse_scenario_header(text, "fuzz.py");
     bool ok = (!h.devices || (*h.devices >= 1 && *h.devices <= spmd::cli::kMaxDevices)) &&
               (!h.threads || (*h.threads >= 1 && *h.threads <= spmd::cli::kMaxThreads)) &&
+              (!h.processes || (*h.processes >= 1 && *h.processes <= spmd::cli::kMaxProcesses)) &&
               (!h.max_steps || *h.max_steps >= 1) && (!h.expect_line || *h.expect_line >= 1) &&
               (!h.expect_decision_line || *h.expect_decision_line >= 1);
     if (!ok) {
