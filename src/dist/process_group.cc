@@ -340,6 +340,7 @@ std::string ProcessGroup::share(std::string_view name, const std::function<std::
         throw DeadlockError(std::move(r));
       }
     }
+    if (poll_hook_) poll_hook_();
     backoff.pause();
   }
 }
@@ -413,6 +414,7 @@ void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::v
       Snapshot again = read_states();
       if (again.same_versions(s) && stuck(again)) deadlock(again, group, n, members, sig);
     }
+    if (poll_hook_) poll_hook_();
     backoff.pause();
   }
 }

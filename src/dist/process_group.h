@@ -59,6 +59,10 @@ class ProcessGroup {
   /// DeviceError (kind "RankFailed" / "RankLost") for another rank's end.
   void check_collective(const detail::CollectiveSignature& sig, const std::vector<int>& members);
 
+  /// Called between polls while this rank waits for the others; it may throw
+  /// to stop waiting (the runtime throws its Interrupted error on SIGINT).
+  void set_poll_hook(std::function<void()> hook) { poll_hook_ = std::move(hook); }
+
   /// This rank returned normally / raised `error`: posted for the others.
   void finish();
   void fail(std::string_view error);
@@ -95,6 +99,7 @@ class ProcessGroup {
   std::int64_t entered_ = 0;
   bool ended_ = false;
   std::map<std::string, std::int64_t> per_group_;  // collectives entered per group key
+  std::function<void()> poll_hook_;
 };
 
 /// The store key of a group: the same on every rank for the same member list.

@@ -67,6 +67,13 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
     }
     impl_->state.processes = std::make_unique<dist::ProcessGroup>(
         dist::FileStore(options.process_store), options.process_index, options.process_count);
+    // Waiting for another process must not outlive an interrupt (SIGINT on one host only).
+    detail::RuntimeState* state = &impl_->state;
+    impl_->state.processes->set_poll_hook([state] {
+      if (!state->interrupted.load(std::memory_order_acquire)) return;
+      std::lock_guard<std::mutex> lock(state->active_mu);
+      std::rethrow_exception(state->interrupt_error_locked());
+    });
   }
   if (!options.print_sink) options.print_sink = default_print_sink;
   if (!options.breakpoint_handler) options.breakpoint_handler = default_breakpoint_handler;

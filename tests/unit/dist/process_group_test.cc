@@ -244,3 +244,25 @@ TEST_CASE("dist::ProcessGroup: bad ranks and reused stores are refused", "[dist]
   REQUIRE(message_of([&] { ProcessGroup g(FileStore(tmp.path), 0, 1); }) ==
           "the store " + tmp.path + " already holds the state of rank 0 (an earlier job used this directory)");
 }
+
+TEST_CASE("dist::ProcessGroup: the poll hook can stop a rank that waits for a slow one", "[dist]") {
+  // The runtime's hook throws its Interrupted error: SIGINT on one host must
+  // not leave that process waiting for the others.
+  auto results = run_ranks(2, [](ProcessGroup& g) {
+    if (g.rank() == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // busy elsewhere, never arrives
+      return;
+    }
+    int polls = 0;
+    g.set_poll_hook([&polls] {
+      if (++polls == 3) {
+        Report r = make_report("Interrupted", "interrupted by SIGINT");
+        throw Error(std::move(r));
+      }
+    });
+    g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), {0, 1});
+  });
+  REQUIRE(results[0].kind() == "Interrupted");
+  REQUIRE(results[0].message() == "interrupted by SIGINT");
+  REQUIRE(results[1].exit_code == 0);
+}
