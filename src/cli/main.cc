@@ -179,8 +179,8 @@ int main(int argc, char** argv) {
       for (std::size_t r = 0; r < launched.process_codes.size(); ++r) {
         codes += (r ? ", " : "") + std::to_string(launched.process_codes[r]);
       }
-      std::cerr << "spmd: " << processes << " processes exited with [" << codes << "] (store " << launched.store
-                << ")" << std::endl;
+      std::cerr << "spmd: " << processes << " processes exited with [" << codes << "]"
+                << (launched.store.empty() ? "" : " (store " + launched.store + ")") << std::endl;
       code = launched.exit_code;
     } else if (*run) {
       if (run_settings.process_id && *run_settings.process_id >= processes) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "spmd/error.h"
@@ -43,12 +44,22 @@ LineSink marked_lines(std::ostream& out, std::ostream& err) {
 
 LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, const LineSink& sink) {
   LaunchResult result;
-  if (store.empty()) {
+  const bool temporary = store.empty();
+  if (temporary) {
     char tmpl[] = "/tmp/spmd-store-XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) launch_error("cannot create a store directory under /tmp");
     store = tmpl;
   }
-  result.store = store;
+  result.store = temporary ? "" : store;
+  // A store made here goes with the processes; one the user named stays.
+  struct RemoveTemporary {
+    const bool remove;
+    const std::string& dir;
+    ~RemoveTemporary() {
+      std::error_code ec;
+      if (remove) std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{temporary, store};
   std::vector<Child> children(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     Child& c = children[static_cast<std::size_t>(r)];

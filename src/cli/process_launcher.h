@@ -18,7 +18,7 @@ namespace spmd::cli {
 struct LaunchResult {
   int exit_code = 0;                // the highest of the processes' codes
   std::vector<int> process_codes;   // by rank
-  std::string store;                // the directory they shared
+  std::string store;                // the directory they shared, when the caller named it (a temporary one is removed)
 };
 
 /// Receives each line a process writes (without its newline), as it comes.
