@@ -159,7 +159,7 @@ ProcessGroup::ProcessGroup(FileStore store, int rank, int world)
     throw_invalid_argument("InvalidArgument",
                            "rank " + std::to_string(rank) + " of a world of " + std::to_string(world) +
                                " is out of range",
-                           "ranks go from 0 to world size - 1 (SPMD_RANK, SPMD_WORLD_SIZE)");
+                           "ranks go from 0 to the number of processes - 1 (--process-id and --num-processes, or SPMD_PROCESS_ID and SPMD_NUM_PROCESSES)");
   }
   if (store_.get("state." + std::to_string(rank_))) {
     Report r = make_report("StoreError",
