@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "rendezvous/run_reports.h"
@@ -300,6 +301,23 @@ bool ProcessGroup::stuck(const Snapshot& s) const {
   return anyone_waiting;
 }
 
+void ProcessGroup::between_polls(const Snapshot& s, std::chrono::steady_clock::time_point since) {
+  if (poll_hook_) poll_hook_();
+  // A rank that never joined may still come: no verdict, but say once who
+  // is missing, so a forgotten launch is not a silent wait.
+  if (notified_ || std::chrono::steady_clock::now() - since < notice_after_) return;
+  std::vector<int> missing;
+  for (int r = 0; r < world_; ++r) {
+    if (s.of(r) == nullptr) missing.push_back(r);
+  }
+  if (missing.empty()) return;
+  notified_ = true;
+  notice_("spmd: rank " + std::to_string(rank_) + " is waiting for " +
+          detail::format_ids(missing, "rank", "ranks") + ", which ha" + (missing.size() == 1 ? "s" : "ve") +
+          " not joined the store " + store_.dir() + " yet: start " + (missing.size() == 1 ? "it" : "them") +
+          " with --process-id and --store " + store_.dir() + " (Ctrl-C stops this process)");
+}
+
 // --- share ----------------------------------------------------------------------
 
 std::string ProcessGroup::share(std::string_view name, const std::function<std::string()>& make) {
@@ -314,6 +332,8 @@ std::string ProcessGroup::share(std::string_view name, const std::function<std::
   f.set("at", "waiting for rank 0 to share " + std::string(name));
   post_state("waiting", std::move(f));
   Backoff backoff;
+  const auto since = std::chrono::steady_clock::now();
+  notified_ = false;
   while (true) {
     if (auto value = store_.get(key)) {
       post_state("running");
@@ -340,7 +360,7 @@ std::string ProcessGroup::share(std::string_view name, const std::function<std::
         throw DeadlockError(std::move(r));
       }
     }
-    if (poll_hook_) poll_hook_();
+    between_polls(s, since);
     backoff.pause();
   }
 }
@@ -389,6 +409,8 @@ void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::v
 
   std::vector<std::optional<CollectiveSignature>> got(members.size());
   Backoff backoff;
+  const auto since = std::chrono::steady_clock::now();
+  notified_ = false;
   while (true) {
     bool all = true;
     for (std::size_t i = 0; i < members.size(); ++i) {
@@ -414,7 +436,7 @@ void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::v
       Snapshot again = read_states();
       if (again.same_versions(s) && stuck(again)) deadlock(again, group, n, members, sig);
     }
-    if (poll_hook_) poll_hook_();
+    between_polls(s, since);
     backoff.pause();
   }
 }

@@ -22,7 +22,9 @@
 // Keys in the store: "state.<rank>", "sig.<group>.<n>.<rank>", "share.<name>".
 // A store directory serves one job: reusing one is refused.
 
+#include <chrono>
 #include <cstdint>
+#include <iostream>
 #include <functional>
 #include <map>
 #include <string>
@@ -62,6 +64,12 @@ class ProcessGroup {
   /// Called between polls while this rank waits for the others; it may throw
   /// to stop waiting (the runtime throws its Interrupted error on SIGINT).
   void set_poll_hook(std::function<void()> hook) { poll_hook_ = std::move(hook); }
+  /// Where the one notice goes that a wait of `after` or longer gives when
+  /// some ranks have not joined the store (default: stderr after 5 s).
+  void set_notice(std::function<void(const std::string&)> sink, std::chrono::milliseconds after) {
+    notice_ = std::move(sink);
+    notice_after_ = after;
+  }
 
   /// This rank returned normally / raised `error`: posted for the others.
   void finish();
@@ -89,6 +97,9 @@ class ProcessGroup {
   /// Posts "stopped": reason "deadlock" / "mismatch" (this rank found it) or
   /// "peer" (another rank ended the run).
   void stop(const char* reason, const std::string& detail);
+  /// Between two polls of a wait that began at `since`: the poll hook, and
+  /// the notice about ranks that have not joined.
+  void between_polls(const Snapshot& s, std::chrono::steady_clock::time_point since);
 
   FileStore store_;
   int rank_;
@@ -100,6 +111,9 @@ class ProcessGroup {
   bool ended_ = false;
   std::map<std::string, std::int64_t> per_group_;  // collectives entered per group key
   std::function<void()> poll_hook_;
+  std::function<void(const std::string&)> notice_ = [](const std::string& text) { std::cerr << text << std::endl; };
+  std::chrono::milliseconds notice_after_{5000};
+  bool notified_ = false;  // this wait gave its notice
 };
 
 /// The store key of a group: the same on every rank for the same member list.

@@ -266,3 +266,25 @@ TEST_CASE("dist::ProcessGroup: the poll hook can stop a rank that waits for a sl
   REQUIRE(results[0].message() == "interrupted by SIGINT");
   REQUIRE(results[1].exit_code == 0);
 }
+
+TEST_CASE("dist::ProcessGroup: waiting for a rank that never joined says so once, and Ctrl-C still stops it",
+          "[dist]") {
+  TempDir tmp;
+  ProcessGroup g(FileStore(tmp.path), 0, 3);  // ranks 1 and 2 are never started
+  std::vector<std::string> notices;
+  g.set_notice([&](const std::string& text) { notices.push_back(text); }, std::chrono::milliseconds(20));
+  int polls_after_notice = 0;
+  g.set_poll_hook([&] {
+    if (!notices.empty() && ++polls_after_notice == 3) throw Error(make_report("Interrupted", "interrupted by SIGINT"));
+  });
+  try {
+    g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), kAll3);
+    FAIL("the wait should have been interrupted");
+  } catch (const Error& e) {
+    REQUIRE(e.report().kind == "Interrupted");
+  }
+  REQUIRE(notices == std::vector<std::string>{
+                         "spmd: rank 0 is waiting for ranks {1, 2}, which have not joined the store " + tmp.path +
+                         " yet: start them with --process-id and --store " + tmp.path + " (Ctrl-C stops this process)"});
+  g.fail("interrupted");
+}
