@@ -47,6 +47,12 @@ struct Divergence {
   bool empty() const { return collective_index < 0 && !decision_loc.valid(); }
 };
 
+/// {"file": ..., "line": ..., "column": ...}, or null for an invalid location.
+Json loc_to_json(const SourceLoc& loc);
+/// The location in `j`'s "file", "line" (>= 1) and "column" members; an
+/// invalid one when `j` is null or they are missing.
+SourceLoc loc_from_json(const Json* j);
+
 struct Report {
   std::string kind;      ///< machine-readable kind: "Deadlock", "CollectiveMismatch", "InputSplitError", ...
   std::string message;   ///< one-line summary

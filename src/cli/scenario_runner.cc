@@ -90,14 +90,6 @@ std::string repro_for(const RunSettings& s, const RuntimeOptions& o) {
   return r;
 }
 
-Json loc_json(const SourceLoc& loc) {
-  if (!loc.valid()) return Json();
-  Json j = Json::object();
-  j.set("file", loc.file);
-  j.set("line", static_cast<std::int64_t>(loc.line));
-  j.set("column", static_cast<std::int64_t>(loc.column));
-  return j;
-}
 
 }  // namespace
 
@@ -108,7 +100,7 @@ Json RunOutcome::to_json() const {
   j.set("exit_code", exit_code);
   j.set("error_kind", report ? Json(report->kind) : Json());
   j.set("message", report ? Json(report->message) : Json());
-  j.set("where", report ? loc_json(report->where) : Json());
+  j.set("where", report ? loc_to_json(report->where) : Json());
   j.set("pmap_runs", pmap_runs);
   j.set("device_count", device_count);
   Json ds = Json::array();
@@ -118,7 +110,7 @@ Json RunOutcome::to_json() const {
     dj.set("label", d.label);
     dj.set("state", d.state);
     dj.set("op", d.detail);
-    dj.set("where", loc_json(d.loc));
+    dj.set("where", loc_to_json(d.loc));
     dj.set("line", d.loc.valid() ? Json(static_cast<std::int64_t>(d.loc.line)) : Json());
     dj.set("collectives_done", d.collectives_done);
     Json recent = Json::array();

@@ -43,20 +43,11 @@ std::string sig_key(const std::string& group, std::int64_t n, int rank) {
   return "sig." + group + "." + std::to_string(n) + "." + std::to_string(rank);
 }
 
-std::string text_of(const Json* j) { return j != nullptr && j->is_string() ? j->as_string() : std::string(); }
-std::int64_t int_of(const Json* j, std::int64_t fallback) { return j != nullptr && j->is_int() ? j->as_int() : fallback; }
-
-SourceLoc loc_of(const Json& state) {
-  std::string file = text_of(state.find("file"));
-  if (file.empty()) return {};
-  return SourceLoc{intern_path(file), static_cast<std::uint32_t>(int_of(state.find("line"), 0)),
-                   static_cast<std::uint32_t>(int_of(state.find("column"), 0))};
-}
 
 // "psum over 'i' #1 f32[4] (f.py:12:5)": where a waiting rank stands.
 std::string where_it_waits(const Json& state) {
-  SourceLoc loc = loc_of(state);
-  return text_of(state.find("at")) + (loc.valid() ? " (" + loc.to_string() + ")" : "");
+  SourceLoc loc = loc_from_json(&state);
+  return state.string_at("at") + (loc.valid() ? " (" + loc.to_string() + ")" : "");
 }
 
 bool terminal(const std::string& state) { return state == "finished" || state == "raised" || state == "stopped"; }
@@ -64,8 +55,8 @@ bool terminal(const std::string& state) { return state == "finished" || state ==
 // A rank that declared a deadlock stopped where it waited; for everyone
 // else's verdict it still waits there.
 bool waits(const Json& state) {
-  const std::string s = text_of(state.find("state"));
-  return s == "waiting" || (s == "stopped" && text_of(state.find("reason")) == "deadlock");
+  const std::string s = state.string_at("state");
+  return s == "waiting" || (s == "stopped" && state.string_at("reason") == "deadlock");
 }
 
 }  // namespace
@@ -109,27 +100,23 @@ CollectiveSignature signature_from_json(const Json& j) {
     throw BackendError(std::move(r));
   };
   CollectiveSignature sig;
-  auto op = parse_collective(text_of(j.find("op")));
+  auto op = parse_collective(j.string_at("op"));
   if (!op) return broken("op");
   sig.kind = *op;
   std::vector<std::string> axes;
   if (const Json* a = j.find("axes"); a != nullptr && a->is_array()) {
-    for (const Json& name : a->as_array()) axes.push_back(text_of(&name));
+    for (const Json& name : a->as_array()) axes.push_back(name.is_string() ? name.as_string() : std::string());
   }
   sig.axes = detail::AxisNames::intern(axes);
   if (const Json* ops = j.find("operands"); ops != nullptr && ops->is_array()) {
     for (const Json& o : ops->as_array()) {
       detail::OperandType t;
-      if (!detail::parse_operand_type(text_of(&o), t)) return broken("operand");
+      if (!o.is_string() || !detail::parse_operand_type(o.as_string(), t)) return broken("operand");
       sig.operands.push_back(std::move(t));
     }
   }
-  if (!detail::parse_params(text_of(j.find("params")), sig)) return broken("params");
-  std::string file = text_of(j.find("file"));
-  if (!file.empty()) {
-    sig.loc = SourceLoc{intern_path(file), static_cast<std::uint32_t>(int_of(j.find("line"), 0)),
-                        static_cast<std::uint32_t>(int_of(j.find("column"), 0))};
-  }
+  if (!detail::parse_params(j.string_at("params"), sig)) return broken("params");
+  sig.loc = loc_from_json(&j);
   return sig;
 }
 
@@ -144,8 +131,8 @@ struct ProcessGroup::Snapshot {
     const Json& s = states[static_cast<std::size_t>(rank)];
     return s.is_null() ? nullptr : &s;
   }
-  std::string state(int rank) const { return of(rank) ? text_of(of(rank)->find("state")) : "not started"; }
-  std::int64_t version(int rank) const { return of(rank) ? int_of(of(rank)->find("v"), -1) : -1; }
+  std::string state(int rank) const { return of(rank) ? of(rank)->string_at("state") : "not started"; }
+  std::int64_t version(int rank) const { return of(rank) ? of(rank)->int_at("v", -1) : -1; }
   bool same_versions(const Snapshot& other) const {
     for (std::size_t r = 0; r < states.size(); ++r) {
       if (version(static_cast<int>(r)) != other.version(static_cast<int>(r))) return false;
@@ -232,11 +219,11 @@ void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, s
     if (r == rank_ || s.of(r) == nullptr) continue;
     const std::string state = s.state(r);
     const Json& j = *s.of(r);
-    const std::string detail = text_of(j.find("detail"));
-    const bool mismatch = state == "stopped" && text_of(j.find("reason")) == "mismatch";
+    const std::string detail = j.string_at("detail");
+    const bool mismatch = state == "stopped" && j.string_at("reason") == "mismatch";
     // A member that found a mismatch at this very collective saw every
     // signature: this rank reads them next and reports the mismatch itself.
-    if (mismatch && text_of(j.find("group")) == my_group && int_of(j.find("n"), -1) == my_n) continue;
+    if (mismatch && j.string_at("group") == my_group && j.int_at("n", -1) == my_n) continue;
     if (state == "raised" || mismatch) {
       stop("peer", "stopped because rank " + std::to_string(r) + " " + (state == "raised" ? "raised" : "stopped"));
       Report rep = make_report("RankFailed",
@@ -248,19 +235,19 @@ void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, s
     }
     if (terminal(state)) continue;
     // Same host: a pid that is gone means the process died without a word.
-    const std::int64_t pid = int_of(j.find("pid"), 0);
-    if (text_of(j.find("host")) == host_ && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+    const std::int64_t pid = j.int_at("pid", 0);
+    if (j.string_at("host") == host_ && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
       // The state read above may predate its last post: a rank posts its end
       // before it exits, so read it again now that the process is gone.
       if (auto last = store_.get("state." + std::to_string(r))) {
         Json fresh = Json::parse(*last, "state." + std::to_string(r));
-        if (int_of(fresh.find("v"), -1) != int_of(j.find("v"), -1)) continue;  // judged at the next poll
+        if (fresh.int_at("v", -1) != j.int_at("v", -1)) continue;  // judged at the next poll
       }
       stop("peer", "stopped because rank " + std::to_string(r) + " disappeared");
       Report rep = make_report(
           "RankLost",
           "rank " + std::to_string(r) + " (pid " + std::to_string(pid) + " on " + host_ +
-              ") exited without reporting, after entering " + std::to_string(int_of(j.find("entered"), 0)) +
+              ") exited without reporting, after entering " + std::to_string(j.int_at("entered", 0)) +
               " collective(s); it was " + state,
           "the process crashed or was killed (out of memory, a signal): look at its own output and exit status");
       throw DeviceError(std::move(rep));
@@ -278,7 +265,7 @@ bool ProcessGroup::stuck(const Snapshot& s) const {
       return false;  // running
     }
     anyone_waiting = true;
-    const std::string group = text_of(j->find("group"));
+    const std::string group = j->string_at("group");
     if (group.rfind("share.", 0) == 0) {
       if (store_.get(group)) return false;  // published: the waiter will see it
       continue;
@@ -286,7 +273,7 @@ bool ProcessGroup::stuck(const Snapshot& s) const {
     // Complete once every member posted its signature for (group, n): a
     // signature is never removed, so a member that already moved on still
     // counts, and one missing now was missing at the snapshot too.
-    const std::int64_t n = int_of(j->find("n"), -1);
+    const std::int64_t n = j->int_at("n", -1);
     bool complete = true;
     if (const Json* members = j->find("members"); members != nullptr && members->is_array()) {
       for (const Json& m : members->as_array()) {
@@ -484,17 +471,17 @@ void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::in
   std::vector<std::string> elsewhere;
   for (int m : members) {
     const Json* ms = s.of(m);
-    if (ms && waits(*ms) && text_of(ms->find("group")) == group && int_of(ms->find("n"), -1) == n) {
+    if (ms && waits(*ms) && ms->string_at("group") == group && ms->int_at("n", -1) == n) {
       here.push_back(m);
       continue;
     }
     const std::string state = s.state(m);
-    const std::int64_t entered = ms ? int_of(ms->find("entered"), 0) : 0;
+    const std::int64_t entered = ms ? ms->int_at("entered", 0) : 0;
     std::string where;
     if (state == "finished") {
       where = "finished after " + std::to_string(entered) + " collective" + (entered == 1 ? "" : "s");
     } else if (state == "raised") {
-      where = "raised: " + text_of(ms->find("detail"));
+      where = "raised: " + ms->string_at("detail");
     } else {
       where = "waits at " + where_it_waits(*ms);
     }
@@ -515,15 +502,15 @@ void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::in
     DeviceStatus d;
     d.device = rr;
     const Json* j = s.of(rr);
-    d.label = "rank " + std::to_string(rr) + (j ? " (pid " + std::to_string(int_of(j->find("pid"), 0)) + " on " +
-                                                      text_of(j->find("host")) + ")"
+    d.label = "rank " + std::to_string(rr) + (j ? " (pid " + std::to_string(j->int_at("pid", 0)) + " on " +
+                                                      j->string_at("host") + ")"
                                                 : "");
     const bool waiting = j != nullptr && waits(*j);
     d.state = waiting ? "waiting" : s.state(rr);
-    const std::int64_t entered = j ? int_of(j->find("entered"), 0) : 0;
+    const std::int64_t entered = j ? j->int_at("entered", 0) : 0;
     d.collectives_done = waiting ? entered - 1 : entered;
-    d.detail = waiting ? text_of(j->find("at")) : j ? text_of(j->find("detail")) : "";
-    if (waiting) d.loc = loc_of(*j);
+    d.detail = waiting ? j->string_at("at") : j ? j->string_at("detail") : "";
+    if (waiting) d.loc = loc_from_json(j);
     r.devices.push_back(std::move(d));
   }
   stop("deadlock", r.message);

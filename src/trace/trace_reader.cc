@@ -146,18 +146,7 @@ Trace read_trace(std::istream& in, const std::string& source) {
     }
     return *v;
   };
-  auto loc_of = [&](const Json& j) {
-    SourceLoc loc;
-    const Json* f = j.find("file");
-    const Json* l = j.find("line");
-    if (f && f->is_string() && l && l->is_int() && l->as_int() > 0) {
-      loc.file = intern_path(f->as_string());
-      loc.line = static_cast<std::uint32_t>(l->as_int());
-      const Json* c = j.find("column");
-      if (c && c->is_int() && c->as_int() >= 0) loc.column = static_cast<std::uint32_t>(c->as_int());
-    }
-    return loc;
-  };
+  auto loc_of = [](const Json& j) { return loc_from_json(&j); };
   auto device_of = [&](const Json& j) -> TraceDevice& {
     std::int64_t uid = need(j, "uid", &Json::is_int, "an integer").as_int();
     if (uid < 0 || uid >= static_cast<std::int64_t>(trace.contexts.size()) || trace.contexts[static_cast<std::size_t>(uid)].uid < 0) {

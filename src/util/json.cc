@@ -19,6 +19,16 @@ double Json::as_double() const {
   return std::get<double>(v_);
 }
 
+std::string Json::string_at(std::string_view key) const {
+  const Json* v = find(key);
+  return v != nullptr && v->is_string() ? v->as_string() : std::string();
+}
+
+std::int64_t Json::int_at(std::string_view key, std::int64_t fallback) const {
+  const Json* v = find(key);
+  return v != nullptr && v->is_int() ? v->as_int() : fallback;
+}
+
 const Json* Json::find(std::string_view key) const {
   auto* o = std::get_if<Object>(&v_);
   if (!o) return nullptr;

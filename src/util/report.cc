@@ -28,15 +28,6 @@ void render_table(const ReportTable& t, std::string& out, const std::string& ind
   for (const auto& row : t.rows) line(row);
 }
 
-Json loc_json(const SourceLoc& loc) {
-  if (!loc.valid()) return Json();
-  Json j = Json::object();
-  j.set("file", loc.file);
-  j.set("line", static_cast<std::int64_t>(loc.line));
-  j.set("column", static_cast<std::int64_t>(loc.column));
-  return j;
-}
-
 }  // namespace
 
 std::string Report::to_text() const {
@@ -98,7 +89,7 @@ Json Report::to_json() const {
     j.set("details", std::move(d));
   }
   j.set("hint", hint);
-  j.set("where", loc_json(where));
+  j.set("where", loc_to_json(where));
   if (!source_line.empty()) j.set("source_line", source_line);
   j.set("device", device >= 0 ? Json(device) : Json());
   if (!op.empty()) j.set("op", op);
@@ -125,7 +116,7 @@ Json Report::to_json() const {
       dj.set("label", d.label);
       dj.set("state", d.state);
       dj.set("detail", d.detail);
-      dj.set("where", loc_json(d.loc));
+      dj.set("where", loc_to_json(d.loc));
       dj.set("collectives_done", d.collectives_done);
       Json recent = Json::array();
       for (const auto& e : d.recent) recent.push(e);
@@ -138,7 +129,7 @@ Json Report::to_json() const {
     Json dv = Json::object();
     dv.set("collective_index", divergence.collective_index);
     dv.set("collective", divergence.collective_summary);
-    dv.set("decision_where", loc_json(divergence.decision_loc));
+    dv.set("decision_where", loc_to_json(divergence.decision_loc));
     dv.set("decision", divergence.decision_summary);
     j.set("divergence", std::move(dv));
   }
@@ -147,24 +138,6 @@ Json Report::to_json() const {
 }
 
 namespace {
-
-std::string str_of(const Json& j, std::string_view key) {
-  const Json* v = j.find(key);
-  return v != nullptr && v->is_string() ? v->as_string() : std::string();
-}
-
-std::int64_t int_of(const Json& j, std::string_view key, std::int64_t fallback) {
-  const Json* v = j.find(key);
-  return v != nullptr && v->is_int() ? v->as_int() : fallback;
-}
-
-SourceLoc loc_of(const Json* j) {
-  if (j == nullptr || !j->is_object()) return {};
-  std::string file = str_of(*j, "file");
-  if (file.empty()) return {};
-  return SourceLoc{intern_path(file), static_cast<std::uint32_t>(int_of(*j, "line", 0)),
-                   static_cast<std::uint32_t>(int_of(*j, "column", 0))};
-}
 
 std::vector<std::string> strings_of(const Json* j) {
   std::vector<std::string> out;
@@ -175,18 +148,36 @@ std::vector<std::string> strings_of(const Json* j) {
 
 }  // namespace
 
+Json loc_to_json(const SourceLoc& loc) {
+  if (!loc.valid()) return Json();
+  Json j = Json::object();
+  j.set("file", loc.file);
+  j.set("line", static_cast<std::int64_t>(loc.line));
+  j.set("column", static_cast<std::int64_t>(loc.column));
+  return j;
+}
+
+SourceLoc loc_from_json(const Json* j) {
+  if (j == nullptr) return {};
+  std::string file = j->string_at("file");
+  std::int64_t line = j->int_at("line", 0);
+  if (file.empty() || line < 1) return {};
+  return SourceLoc{intern_path(file), static_cast<std::uint32_t>(line),
+                   static_cast<std::uint32_t>(std::max<std::int64_t>(0, j->int_at("column", 0)))};
+}
+
 Report Report::from_json(const Json& j) {
   Report r;
   if (!j.is_object()) return r;
-  r.kind = str_of(j, "kind");
-  r.message = str_of(j, "message");
+  r.kind = j.string_at("kind");
+  r.message = j.string_at("message");
   r.details = strings_of(j.find("details"));
-  r.hint = str_of(j, "hint");
-  r.where = loc_of(j.find("where"));
-  r.source_line = str_of(j, "source_line");
-  r.device = static_cast<int>(int_of(j, "device", -1));
-  r.op = str_of(j, "op");
-  r.axis = str_of(j, "axis");
+  r.hint = j.string_at("hint");
+  r.where = loc_from_json(j.find("where"));
+  r.source_line = j.string_at("source_line");
+  r.device = static_cast<int>(j.int_at("device", -1));
+  r.op = j.string_at("op");
+  r.axis = j.string_at("axis");
   if (const Json* t = j.find("table"); t != nullptr && t->is_object()) {
     r.table.columns = strings_of(t->find("columns"));
     if (const Json* rows = t->find("rows"); rows != nullptr && rows->is_array()) {
@@ -196,23 +187,23 @@ Report Report::from_json(const Json& j) {
   if (const Json* ds = j.find("devices"); ds != nullptr && ds->is_array()) {
     for (const Json& dj : ds->as_array()) {
       DeviceStatus d;
-      d.device = static_cast<int>(int_of(dj, "id", -1));
-      d.label = str_of(dj, "label");
-      d.state = str_of(dj, "state");
-      d.detail = str_of(dj, "detail");
-      d.loc = loc_of(dj.find("where"));
-      d.collectives_done = int_of(dj, "collectives_done", 0);
+      d.device = static_cast<int>(dj.int_at("id", -1));
+      d.label = dj.string_at("label");
+      d.state = dj.string_at("state");
+      d.detail = dj.string_at("detail");
+      d.loc = loc_from_json(dj.find("where"));
+      d.collectives_done = dj.int_at("collectives_done", 0);
       d.recent = strings_of(dj.find("recent_events"));
       r.devices.push_back(std::move(d));
     }
   }
   if (const Json* dv = j.find("divergence"); dv != nullptr && dv->is_object()) {
-    r.divergence.collective_index = int_of(*dv, "collective_index", -1);
-    r.divergence.collective_summary = str_of(*dv, "collective");
-    r.divergence.decision_loc = loc_of(dv->find("decision_where"));
-    r.divergence.decision_summary = str_of(*dv, "decision");
+    r.divergence.collective_index = dv->int_at("collective_index", -1);
+    r.divergence.collective_summary = dv->string_at("collective");
+    r.divergence.decision_loc = loc_from_json(dv->find("decision_where"));
+    r.divergence.decision_summary = dv->string_at("decision");
   }
-  r.repro = str_of(j, "repro");
+  r.repro = j.string_at("repro");
   return r;
 }
 

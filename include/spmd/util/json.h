@@ -57,6 +57,10 @@ class Json {
 
   /// Object member; nullptr when absent or when this is not an object.
   const Json* find(std::string_view key) const;
+  /// Member `key` as a string; "" when absent or not a string.
+  std::string string_at(std::string_view key) const;
+  /// Member `key` as an integer; `fallback` when absent or not an integer.
+  std::int64_t int_at(std::string_view key, std::int64_t fallback = 0) const;
   /// Appends (object) — does not replace an existing key.
   Json& set(std::string key, Json value);
   /// Appends (array).

@@ -2,26 +2,16 @@
 
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <string>
 
 #include "dist/file_store.h"
 #include "spmd/error.h"
+#include "support/temp_dir.h"
 
 using spmd::dist::FileStore;
 
-namespace {
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/spmd-store-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
-}  // namespace
+using spmd::testing::TempDir;
 
 TEST_CASE("dist::FileStore: values round-trip whole, binary included; unknown keys are empty", "[dist]") {
   TempDir tmp;

@@ -20,23 +20,16 @@
 
 #include "dist/process_group.h"
 #include "spmd/error.h"
+#include "support/temp_dir.h"
 
 using namespace spmd;
 using spmd::detail::AxisNames;
 using spmd::detail::CollectiveSignature;
 using spmd::dist::FileStore;
 using spmd::dist::ProcessGroup;
+using spmd::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/spmd-ranks-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
 
 struct RankResult {
   int exit_code = -1;

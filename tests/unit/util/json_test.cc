@@ -33,3 +33,15 @@ TEST_CASE("util::Json: malformed input names line and column", "[json]") {
   REQUIRE_THROWS_AS(Json::parse("[1,"), SyntaxError);
   REQUIRE_THROWS_AS(Json::parse(std::string(1000, '[')), SyntaxError);
 }
+
+TEST_CASE("util::Json: string_at and int_at read members, with a fallback for anything else", "[json]") {
+  Json j = Json::parse(R"({"name": "psum", "n": 3, "s": 4, "f": 1.5})");
+  REQUIRE(j.string_at("name") == "psum");
+  REQUIRE(j.string_at("n").empty());       // not a string
+  REQUIRE(j.string_at("missing").empty());
+  REQUIRE(j.int_at("n") == 3);
+  REQUIRE(j.int_at("name", -1) == -1);     // not an integer
+  REQUIRE(j.int_at("f", 7) == 7);          // a double is not an integer
+  REQUIRE(j.int_at("missing", -2) == -2);
+  REQUIRE(Json::parse("[1]").string_at("x").empty());  // not an object
+}

@@ -52,3 +52,16 @@ TEST_CASE("util::Report: from_json of something else leaves the fields empty", "
   REQUIRE(r.device == -1);
   REQUIRE(Report::from_json(Json::parse("[1, 2]")).message.empty());
 }
+
+TEST_CASE("util::loc_from_json: a location needs a file and a line >= 1", "[util]") {
+  REQUIRE(loc_from_json(nullptr).valid() == false);
+  Json j = Json::parse(R"({"file": "f.py", "line": 3, "column": 7})");
+  SourceLoc l = loc_from_json(&j);
+  REQUIRE(l == SourceLoc{"f.py", 3, 7});
+  REQUIRE(loc_to_json(l) == j);
+  Json no_line = Json::parse(R"({"file": "f.py", "line": 0})");
+  REQUIRE(loc_from_json(&no_line) == SourceLoc{});
+  Json negative_column = Json::parse(R"({"file": "f.py", "line": 2, "column": -4})");
+  REQUIRE(loc_from_json(&negative_column) == SourceLoc{"f.py", 2, 0});
+  REQUIRE(loc_to_json(SourceLoc{}).is_null());
+}
