@@ -436,15 +436,9 @@ void ProcessGroup::mismatch(const std::vector<CollectiveSignature>& sigs, const 
   for (const auto& s : sigs) {
     if (field.empty()) field = ref.first_difference(s);
   }
-  std::vector<std::pair<const CollectiveSignature*, std::vector<int>>> groups;
-  for (std::size_t i = 0; i < sigs.size(); ++i) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == sigs[i]; });
-    if (it == groups.end()) {
-      groups.push_back({&sigs[i], {members[i]}});
-    } else {
-      it->second.push_back(members[i]);
-    }
-  }
+  std::vector<std::pair<const CollectiveSignature*, int>> brought;
+  for (std::size_t i = 0; i < sigs.size(); ++i) brought.emplace_back(&sigs[i], members[i]);
+  const detail::SignatureGroups groups = detail::group_signatures(brought);
   Report r = make_report("CollectiveMismatch",
                          "collective mismatch across processes at " + ref.op_and_axes() + " (collective #" +
                              std::to_string(n) + " of " + detail::format_ids(members, "rank", "ranks") + "): " +
@@ -454,12 +448,7 @@ void ProcessGroup::mismatch(const std::vector<CollectiveSignature>& sigs, const 
   r.op = std::string(collective_name(ref.kind));
   r.axis = ref.axes.text();
   r.where = ref.loc;
-  r.table.columns = {"ranks", "op", "axis", "operands", "params", "at"};
-  for (const auto& [s, ids] : groups) {
-    r.table.rows.push_back({detail::format_ids(ids, "rank", "ranks"), std::string(collective_name(s->kind)),
-                            s->axes.text(), s->operand_types(), s->params(),
-                            s->loc.valid() ? s->loc.to_string() : "?"});
-  }
+  r.table = detail::signature_table(groups, "rank", "ranks");
   stop("mismatch", r.message);
   throw CollectiveMismatch(std::move(r));
 }

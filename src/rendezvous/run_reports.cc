@@ -254,18 +254,39 @@ std::string mismatch_hint(const std::string& field) {
          "collective, so a device-dependent branch makes them diverge: hoist the collective out of the branch";
 }
 
+}  // namespace
+
+SignatureGroups group_signatures(const std::vector<std::pair<const CollectiveSignature*, int>>& brought) {
+  SignatureGroups groups;
+  for (const auto& [sig, id] : brought) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == *sig; });
+    if (it == groups.end()) {
+      groups.push_back({sig, {id}});
+    } else {
+      it->second.push_back(id);
+    }
+  }
+  return groups;
+}
+
+ReportTable signature_table(const SignatureGroups& groups, std::string_view one, std::string_view many) {
+  ReportTable t;
+  t.columns = {std::string(many), "op", "axes", "operands", "params", "where"};
+  for (const auto& [sig, ids] : groups) {
+    t.rows.push_back({format_ids(ids, one, many), std::string(collective_name(sig->kind)), sig->axes.text(),
+                      sig->operand_types(), sig->params(), sig->loc.to_string()});
+  }
+  return t;
+}
+
+namespace {
+
 Report mismatch_report(const std::vector<Arrival*>& arrivals, const std::vector<const DeviceContext*>& missing,
                        const std::vector<std::unique_ptr<DeviceContext>>* contexts, const std::string& repro) {
   // Group members by signature, most common first.
-  std::vector<std::pair<const CollectiveSignature*, std::vector<int>>> groups;
-  for (Arrival* a : arrivals) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == *a->sig; });
-    if (it == groups.end()) {
-      groups.push_back({a->sig, {a->ctx->device}});
-    } else {
-      it->second.push_back(a->ctx->device);
-    }
-  }
+  std::vector<std::pair<const CollectiveSignature*, int>> brought;
+  for (Arrival* a : arrivals) brought.emplace_back(a->sig, a->ctx->device);
+  SignatureGroups groups = group_signatures(brought);
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   const CollectiveSignature& ref = *groups[0].first;
@@ -291,11 +312,7 @@ Report mismatch_report(const std::vector<Arrival*>& arrivals, const std::vector<
   r.op = std::string(collective_name(ref.kind));
   r.axis = ref.axes.text();
   r.hint = mismatch_hint(field);
-  r.table.columns = {"devices", "op", "axes", "operands", "params", "where"};
-  for (const auto& [sig, ids] : groups) {
-    r.table.rows.push_back({format_devices(ids), std::string(collective_name(sig->kind)), sig->axes.text(),
-                            sig->operand_types(), sig->params(), sig->loc.to_string()});
-  }
+  r.table = signature_table(groups, "device", "devices");
   for (const DeviceContext* m : missing) {
     r.details.push_back(m->label + " has not arrived: it " + whereabouts(*m));
   }

@@ -140,7 +140,7 @@ TEST_CASE("dist::ProcessGroup: different shapes are a mismatch every member repo
     REQUIRE(r.message() ==
             "collective mismatch across processes at psum over 'i' (collective #0 of ranks {0..2}): shape differs");
     const Json& table = *r.report.find("table");
-    REQUIRE(table.find("columns")->dump() == R"(["ranks","op","axis","operands","params","at"])");
+    REQUIRE(table.find("columns")->dump() == R"(["ranks","op","axes","operands","params","where"])");
     REQUIRE(table.find("rows")->dump() ==
             R"([["ranks {0, 2}","psum","'i'","f32[4]","","f.py:10:5"],["rank 1","psum","'i'","f32[5]","","f.py:10:5"]])");
   }
