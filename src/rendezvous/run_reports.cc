@@ -258,12 +258,12 @@ std::string mismatch_hint(const std::string& field) {
 
 SignatureGroups group_signatures(const std::vector<std::pair<const CollectiveSignature*, int>>& brought) {
   SignatureGroups groups;
-  for (const auto& [sig, id] : brought) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == *sig; });
+  for (const auto& b : brought) {  // not a structured binding: clang cannot capture one
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == *b.first; });
     if (it == groups.end()) {
-      groups.push_back({sig, {id}});
+      groups.push_back({b.first, {b.second}});
     } else {
-      it->second.push_back(id);
+      it->second.push_back(b.second);
     }
   }
   return groups;
