@@ -16,6 +16,10 @@
 
 #include "spmd/core/device_id.h"
 
+namespace spmd::dist {
+class ProcessGroup;
+}
+
 namespace spmd::detail {
 
 class Arena;
@@ -78,13 +82,29 @@ class Backend {
   /// signatures: fills call.outputs of every member. Runs on the last arriving
   /// device, without the Run's lock.
   virtual void execute(CollectiveCall& call) = 0;
+  /// Like execute() for a collective whose group spans processes (a run
+  /// with local devices): `call` holds this process's members, the others
+  /// are placeholders (ctx == nullptr) that `processes` reaches. Runs after
+  /// the processes' signatures were checked equal. The default refuses.
+  virtual void execute_across_processes(CollectiveCall& call, dist::ProcessGroup& processes);
+};
+
+/// The devices one process runs, of all `devices` of the job: every one
+/// (count == devices), or its share in a multi-process run with local
+/// devices (RuntimeOptions::process_local_devices).
+struct LocalDevices {
+  int first = 0;
+  int count = 0;
+  bool contains(DeviceId d) const { return d >= first && d < first + count; }
 };
 
 /// "sim" always; "cuda" when compiled in; any name added with
 /// register_backend_factory. Throws BackendUnavailable otherwise, listing the
 /// valid names.
+/// `local` says which devices this process runs (count 0: all of them);
+/// only the cuda backend binds GPUs to just those.
 std::unique_ptr<Backend> create_backend(std::string_view name, int devices, int threads, std::uint64_t seed,
-                                        std::size_t fiber_stack_size);
+                                        std::size_t fiber_stack_size, LocalDevices local = {});
 std::vector<std::string> compiled_backends();
 
 using BackendFactory =

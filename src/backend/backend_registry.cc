@@ -13,6 +13,14 @@
 
 namespace spmd::detail {
 
+void Backend::execute_across_processes(CollectiveCall&, dist::ProcessGroup&) {
+  Report r = make_report("BackendError",
+                         "the " + std::string(name()) + " backend cannot run a collective across processes",
+                         "run every device in every process (no --process-devices local), or use --backend sim or "
+                         "cuda");
+  throw BackendError(std::move(r));
+}
+
 namespace {
 std::mutex g_factories_mu;
 std::map<std::string, BackendFactory, std::less<>>& factories() {
@@ -41,11 +49,12 @@ void register_backend_factory(std::string name, BackendFactory factory) {
 }
 
 std::unique_ptr<Backend> create_backend(std::string_view name, int devices, int threads, std::uint64_t seed,
-                                        std::size_t fiber_stack_size) {
-  if (name == "sim") return std::make_unique<sim::SimBackend>(devices, threads, seed, fiber_stack_size);
+                                        std::size_t fiber_stack_size, LocalDevices local) {
+  if (local.count == 0) local = {0, devices};
+  if (name == "sim") return std::make_unique<sim::SimBackend>(devices, threads, seed, fiber_stack_size, local);
   if (name == "cuda") {
 #if SPMD_HAVE_CUDA
-    return cuda::create_cuda_backend(devices);
+    return cuda::create_cuda_backend(devices, local);
 #else
     throw BackendUnavailable(make_report(
         "BackendUnavailable", "the cuda backend is not compiled into this build",

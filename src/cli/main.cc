@@ -120,6 +120,14 @@ int main(int argc, char** argv) {
                   "this process's rank, 0..N-1 (jax.process_index()): start one spmd per rank, e.g. one per host")
       ->envname("SPMD_PROCESS_ID")
       ->check(CLI::NonNegativeNumber);
+  run->add_option_function<std::string>(
+         "--process-devices",
+         [&](const std::string& v) { run_settings.process_local_devices = v == "local"; },
+         "with --num-processes: all (default) runs every device in every process; local gives each process its "
+         "share, devices / N (jax.local_device_count()), and moves collective data between processes (NCCL on "
+         "--backend cuda)")
+      ->envname("SPMD_PROCESS_DEVICES")
+      ->check(CLI::IsMember({"all", "local"}));
   run->add_option("--store", run_settings.store,
                   "directory the processes share (a fresh one per job; a shared mount across hosts); "
                   "default with the launcher: a new directory under /tmp")

@@ -144,6 +144,9 @@ RunOutcome run_scenario_processes(const RunSettings& settings, int n) {
   if (settings.max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*settings.max_steps)});
   if (settings.max_seconds > 0) argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
   if (settings.backend != "sim") argv.insert(argv.end(), {"--backend", settings.backend});
+  if (settings.process_local_devices) {
+    argv.insert(argv.end(), {"--process-devices", *settings.process_local_devices ? "local" : "all"});
+  }
   std::vector<std::string> json(static_cast<std::size_t>(n));
   LaunchResult launched = launch_processes(argv, n, settings.store, [&](int rank, bool is_stderr, const std::string& line) {
     if (!is_stderr) json[static_cast<std::size_t>(rank)] += line + "\n";

@@ -88,6 +88,13 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         h.max_steps = number(path, line, raw, key, value, 1);
       } else if (key == "processes") {
         h.processes = static_cast<int>(number(path, line, raw, key, value, 1, kMaxProcesses));
+      } else if (key == "process-devices") {
+        if (value != "all" && value != "local") {
+          bad(path, line, raw, "process-devices=" + value + " is not all or local",
+              "process-devices=all runs every device in every process, process-devices=local gives each process "
+              "its share (devices / processes)");
+        }
+        h.process_local_devices = value == "local";
       } else if (key == "expect") {
         if (value != "ok" && value != "deadlock" && value != "mismatch" &&
             !(value.rfind("error:", 0) == 0 && value.size() > 6)) {
@@ -101,8 +108,8 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else {
         bad(path, line, raw, "unknown key '" + key + "'",
-            "known keys: devices, threads, seed, max-steps, processes, expect, expect-line, expect-decision-line, "
-            "expect-message=, expect-stdout:");
+            "known keys: devices, threads, seed, max-steps, processes, process-devices, expect, expect-line, "
+            "expect-decision-line, expect-message=, expect-stdout:");
       }
     }
   }

@@ -86,6 +86,7 @@ std::string repro_for(const RunSettings& s, const RuntimeOptions& o) {
                   std::to_string(o.threads) + " --seed " + std::to_string(o.seed);
   if (o.backend != "sim") r += " --backend " + o.backend;
   if (o.process_count > 1) r += " --num-processes " + std::to_string(o.process_count);
+  if (o.process_local_devices) r += " --process-devices local";
   if (o.threads > 1) r += "  (several threads: the schedule is not reproducible; use --threads 1)";
   return r;
 }
@@ -184,6 +185,8 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.process_count = settings.num_processes.value_or(header.processes.value_or(1));
     opts.process_index = settings.process_id.value_or(0);
     opts.process_store = settings.store;
+    opts.process_local_devices =
+        settings.process_local_devices.value_or(header.process_local_devices.value_or(false));
     opts.repro = repro_for(settings, opts);
     auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
     opts.observers.push_back(status);

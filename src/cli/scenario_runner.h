@@ -45,6 +45,7 @@ struct RunSettings {
   std::optional<int> num_processes;      // else the header's processes=, else 1
   std::optional<int> process_id;
   std::string store;
+  std::optional<bool> process_local_devices;  // --process-devices local|all; else the header's, else all
 };
 
 struct RunOutcome {

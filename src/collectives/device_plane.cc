@@ -53,7 +53,10 @@ Array blocks_to_front(const Array& x, int axis, std::int64_t g) {
 TransportGroup group_of(const CollectiveCall& call, const std::vector<int>& ranks) {
   TransportGroup g;
   g.op = collective_op_text(call);
-  for (int r : ranks) g.devices.push_back(call.members[static_cast<std::size_t>(r)].ctx->device);
+  for (int r : ranks) {
+    const CollectiveMember& m = call.members[static_cast<std::size_t>(r)];
+    g.devices.push_back(m.here() ? m.ctx->device : m.device);
+  }
   return g;
 }
 
@@ -64,6 +67,9 @@ struct Executor {
   std::vector<Array> keep;  // temporaries alive until the transport completed
 
   CollectiveMember& member(int r) { return call.members[static_cast<std::size_t>(r)]; }
+  // False for a member of another process (a run with local devices): the
+  // transport reaches it; here it has no buffers (null pointers).
+  bool here(int r) { return member(r).here(); }
 
   Array input(int r, std::size_t k) {
     return in_placement_memory(member(r).inputs[k], std::string(collective_name(sig.kind)) + " input");
@@ -77,7 +83,9 @@ struct Executor {
     const ReduceKind rk = sig.kind == CollectiveKind::kPmax   ? ReduceKind::kMax
                           : sig.kind == CollectiveKind::kPmin ? ReduceKind::kMin
                                                               : ReduceKind::kSum;
-    for (auto& m : call.members) m.outputs->assign(sig.operands.size(), Array());
+    for (auto& m : call.members) {
+      if (m.here()) m.outputs->assign(sig.operands.size(), Array());
+    }
     for (std::size_t k = 0; k < sig.operands.size(); ++k) {
       const DType in_dtype = sig.operands[k].dtype;
       const DType out_dtype = reduction_result_dtype(sig.kind, in_dtype);
@@ -91,6 +99,12 @@ struct Executor {
         std::vector<void*> out;
         std::vector<Array> acc;
         for (int r : ranks) {
+          if (!here(r)) {
+            in.push_back(nullptr);
+            out.push_back(nullptr);
+            acc.emplace_back();
+            continue;
+          }
           OnMember on(member(r));
           Array x = input(r, k);
           if (work != in_dtype) x = astype(x, work);
@@ -102,6 +116,7 @@ struct Executor {
         if (n > 0) transport.all_reduce(group_of(call, ranks), rk, work, n, in, out);
         const double count = static_cast<double>(ranks.size());
         for (std::size_t i = 0; i < ranks.size(); ++i) {
+          if (!here(ranks[i])) continue;
           OnMember on(member(ranks[i]));
           Array res = acc[i];
           if (sig.kind == CollectiveKind::kPmean) {
@@ -135,6 +150,12 @@ struct Executor {
       std::vector<void*> out;
       std::vector<Array> gathered;
       for (int r : ranks) {
+        if (!here(r)) {
+          in.push_back(nullptr);
+          out.push_back(nullptr);
+          gathered.emplace_back();
+          continue;
+        }
         OnMember on(member(r));
         Array x = input(r, 0);
         gathered.push_back(allocate(gathered_shape, op.dtype));
@@ -145,6 +166,7 @@ struct Executor {
       const std::size_t bytes = static_cast<std::size_t>(num_elements(op.shape)) * dtype_size(op.dtype);
       if (bytes > 0) transport.all_gather(group_of(call, ranks), bytes, in, out);
       for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (!here(ranks[i])) continue;
         OnMember on(member(ranks[i]));
         member(ranks[i]).outputs->assign(1, from_leading(gathered[i], sig.axis, out_shape));
         keep.push_back(std::move(gathered[i]));
@@ -172,6 +194,12 @@ struct Executor {
       std::vector<void*> out;
       std::vector<Array> results;
       for (int r : ranks) {
+        if (!here(r)) {
+          in.push_back(nullptr);
+          out.push_back(nullptr);
+          results.emplace_back();
+          continue;
+        }
         OnMember on(member(r));
         Array x = input(r, 0);
         if (work != op.dtype) x = astype(x, work);
@@ -184,6 +212,7 @@ struct Executor {
       }
       if (count > 0) transport.reduce_scatter(group_of(call, ranks), ReduceKind::kSum, work, count, in, out);
       for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (!here(ranks[i])) continue;
         OnMember on(member(ranks[i]));
         Array res = results[i];
         if (res.dtype() != out_dtype) res = astype(res, out_dtype);
@@ -215,6 +244,11 @@ struct Executor {
       const std::size_t block_bytes = static_cast<std::size_t>(num_elements(block_shape)) * es;
       std::vector<Array> packed, received;
       for (int r : ranks) {
+        if (!here(r)) {
+          packed.emplace_back();
+          received.emplace_back();
+          continue;
+        }
         OnMember on(member(r));
         Array x = input(r, 0);
         packed.push_back(blocks_to_front(x, sig.axis, g));
@@ -225,14 +259,21 @@ struct Executor {
       if (block_bytes > 0) {
         for (int k = 0; k < static_cast<int>(g); ++k) {
           for (int j = 0; j < static_cast<int>(g); ++j) {
-            transfers.push_back({k, j, static_cast<const std::byte*>(packed[static_cast<std::size_t>(k)].raw_data()) + static_cast<std::size_t>(j) * block_bytes,
-                                 static_cast<std::byte*>(received[static_cast<std::size_t>(j)].mutable_raw_data()) + static_cast<std::size_t>(k) * block_bytes,
-                                 block_bytes});
+            const Array& from = packed[static_cast<std::size_t>(k)];
+            Array& to = received[static_cast<std::size_t>(j)];
+            transfers.push_back(
+                {k, j,
+                 from.valid() ? static_cast<const std::byte*>(from.raw_data()) + static_cast<std::size_t>(j) * block_bytes
+                              : nullptr,
+                 to.valid() ? static_cast<std::byte*>(to.mutable_raw_data()) + static_cast<std::size_t>(k) * block_bytes
+                            : nullptr,
+                 block_bytes});
           }
         }
         transport.exchange(group_of(call, ranks), transfers);
       }
       for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (!here(ranks[i])) continue;
         OnMember on(member(ranks[i]));
         member(ranks[i]).outputs->assign(1, from_leading(received[i], sig.concat_axis, out_shape));
         keep.push_back(std::move(packed[i]));
@@ -248,18 +289,31 @@ struct Executor {
     for (auto [s, d] : sig.perm) source[static_cast<std::size_t>(d)] = s;
     std::vector<Array> inputs;
     for (int r = 0; r < n; ++r) {
+      if (!here(r)) {
+        inputs.emplace_back();
+        continue;
+      }
       OnMember on(member(r));
       inputs.push_back(input(r, 0));
     }
     std::vector<Transfer> transfers;
     const std::size_t bytes = static_cast<std::size_t>(num_elements(op.shape)) * dtype_size(op.dtype);
     for (int r = 0; r < n; ++r) {
+      const int s = source[static_cast<std::size_t>(r)];
+      if (!here(r)) {
+        // Another process receives; this one may be the sender.
+        if (s >= 0 && bytes > 0) {
+          const Array& from = inputs[static_cast<std::size_t>(s)];
+          transfers.push_back({s, r, from.valid() ? from.raw_data() : nullptr, nullptr, bytes});
+        }
+        continue;
+      }
       OnMember on(member(r));
       // Devices nobody sends to get zeros, as in JAX.
-      Array out = source[static_cast<std::size_t>(r)] >= 0 ? allocate(op.shape, op.dtype) : zeros(op.shape, op.dtype);
-      if (source[static_cast<std::size_t>(r)] >= 0 && bytes > 0) {
-        int s = source[static_cast<std::size_t>(r)];
-        transfers.push_back({s, r, inputs[static_cast<std::size_t>(s)].raw_data(), out.mutable_raw_data(), bytes});
+      Array out = s >= 0 ? allocate(op.shape, op.dtype) : zeros(op.shape, op.dtype);
+      if (s >= 0 && bytes > 0) {
+        const Array& from = inputs[static_cast<std::size_t>(s)];
+        transfers.push_back({s, r, from.valid() ? from.raw_data() : nullptr, out.mutable_raw_data(), bytes});
       }
       member(r).outputs->assign(1, out);
     }
@@ -274,8 +328,10 @@ struct Executor {
 
 std::string collective_op_text(const CollectiveCall& call) {
   std::string s = call.sig->op_and_axes();
-  if (!call.members.empty() && call.members[0].ctx != nullptr) {
-    s += " #" + std::to_string(call.members[0].ctx->history_size() - 1);
+  for (const CollectiveMember& m : call.members) {
+    if (!m.here()) continue;
+    s += " #" + std::to_string(m.ctx->history_size() - 1);
+    break;
   }
   return s;
 }
@@ -292,7 +348,9 @@ void execute_with_transport(CollectiveCall& call, Transport& transport) {
     case CollectiveKind::kAllToAll: ex.all_to_all(); break;
     case CollectiveKind::kPpermute: ex.ppermute(); break;
     case CollectiveKind::kBarrier:
-      for (auto& m : call.members) m.outputs->clear();
+      for (auto& m : call.members) {
+        if (m.here()) m.outputs->clear();
+      }
       break;
   }
   transport.complete();

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "rendezvous/run_reports.h"
@@ -350,6 +351,47 @@ std::string ProcessGroup::share(std::string_view name, const std::function<std::
     between_polls(s, since);
     backoff.pause();
   }
+}
+
+// --- data -------------------------------------------------------------------------
+
+std::vector<std::string> ProcessGroup::exchange(std::string_view name, std::string_view mine,
+                                                const std::vector<int>& members) {
+  auto key_of = [&](int rank) { return "data." + std::string(name) + "." + std::to_string(rank); };
+  store_.set(key_of(rank_), mine);
+  std::vector<std::optional<std::string>> got(members.size());
+  Backoff backoff;
+  const auto since = std::chrono::steady_clock::now();
+  notified_ = false;
+  while (true) {
+    bool all = true;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (got[i]) continue;
+      got[i] = members[i] == rank_ ? std::optional<std::string>(std::string(mine)) : store_.get(key_of(members[i]));
+      if (!got[i]) all = false;
+    }
+    if (all) break;
+    // Every member passed the same check: each posts its part next, unless
+    // it failed or vanished (check_peers throws) or ended without it.
+    Snapshot s = read_states();
+    check_peers(s);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (got[i] || !terminal(s.state(members[i])) || store_.get(key_of(members[i]))) continue;
+      stop("peer", "stopped because rank " + std::to_string(members[i]) + " ended during " + std::string(name));
+      Report r = make_report("RankFailed",
+                             "rank " + std::to_string(members[i]) + " " + s.state(members[i]) +
+                                 " without sending its part of " + std::string(name),
+                             "a rank that passed a collective's check must move its data; look at rank " +
+                                 std::to_string(members[i]) + "'s own output");
+      throw DeviceError(std::move(r));
+    }
+    between_polls(s, since);
+    backoff.pause();
+  }
+  std::vector<std::string> out;
+  out.reserve(members.size());
+  for (auto& g : got) out.push_back(std::move(*g));
+  return out;
 }
 
 // --- collectives ------------------------------------------------------------------

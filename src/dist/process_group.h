@@ -19,7 +19,8 @@
 //   disappeared without a word (same host: its pid is gone) stops them with
 //   a RankLost error instead of a hang.
 //
-// Keys in the store: "state.<rank>", "sig.<group>.<n>.<rank>", "share.<name>".
+// Keys in the store: "state.<rank>", "sig.<group>.<n>.<rank>", "share.<name>",
+// "data.<name>.<rank>" (a collective's bytes, runs with local devices).
 // A store directory serves one job: reusing one is refused.
 
 #include <chrono>
@@ -60,6 +61,13 @@ class ProcessGroup {
   /// brought an equal signature; throws CollectiveMismatch, DeadlockError, or
   /// DeviceError (kind "RankFailed" / "RankLost") for another rank's end.
   void check_collective(const detail::CollectiveSignature& sig, const std::vector<int>& members);
+
+  /// Moves bytes between `members` (ranks, this rank among them) once their
+  /// collective passed check_collective(): posts `mine` under `name` (unique
+  /// per exchange, the same on every member) and returns every member's
+  /// bytes, in `members` order. Throws DeviceError (RankFailed / RankLost)
+  /// when a member ends or vanishes before posting its part.
+  std::vector<std::string> exchange(std::string_view name, std::string_view mine, const std::vector<int>& members);
 
   /// Called between polls while this rank waits for the others; it may throw
   /// to stop waiting (the runtime throws its Interrupted error on SIGINT).

@@ -6,6 +6,7 @@
 // same position of their sequences by construction, and no sequence number is
 // needed to match them.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -31,8 +32,9 @@ struct Arrival {
 struct Communicator {
   std::string key;            // identity within the run
   std::vector<int> reduced;   // env positions the collective runs over
-  int size = 0;               // members
-  std::vector<Arrival*> slots;  // by member position (row-major over `reduced`, env order)
+  int size = 0;               // members in this process: the arrivals that complete a rendezvous
+  std::vector<Arrival*> slots;  // by member position (row-major over `reduced`, env order); one per
+                                // member of the group, null for those of other processes
   int arrived = 0;
   Arrival* first = nullptr;
   bool mismatch = false;
@@ -46,10 +48,14 @@ struct Communicator {
 };
 
 /// One member as the data plane sees it.
+/// A member of another process (a run with local devices) is a placeholder:
+/// ctx and outputs null, no inputs, only its device id.
 struct CollectiveMember {
   DeviceContext* ctx;
   std::span<const Array> inputs;
   std::vector<Array>* outputs;
+  DeviceId device = -1;
+  bool here() const { return ctx != nullptr; }
 };
 
 /// A matched collective: members ordered by their index along the axes in the
@@ -57,6 +63,10 @@ struct CollectiveMember {
 struct CollectiveCall {
   const CollectiveSignature* sig = nullptr;
   std::vector<CollectiveMember> members;
+  /// Some members are in other processes (placeholders).
+  bool spans_processes() const {
+    return std::any_of(members.begin(), members.end(), [](const CollectiveMember& m) { return !m.here(); });
+  }
 };
 
 }  // namespace spmd::detail

@@ -1,6 +1,7 @@
 #include "rendezvous/rendezvous.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 #include "backend/backend.h"
@@ -166,6 +167,10 @@ namespace {
 // same signature, in the same order (they run the same program with the
 // same schedule), or the check throws a report naming the ranks.
 void check_across_processes(Run& run, const CollectiveSignature& sig) {
+  // Several groups of one collective (axis_index_groups) complete one at a
+  // time per process: their checks must not interleave.
+  static std::mutex one_check_at_a_time;
+  std::lock_guard<std::mutex> serial(one_check_at_a_time);
   dist::ProcessGroup& processes = *run.runtime().processes;
   std::vector<int> everyone(static_cast<std::size_t>(processes.world()));
   for (int r = 0; r < processes.world(); ++r) everyone[static_cast<std::size_t>(r)] = r;
@@ -182,15 +187,27 @@ void check_across_processes(Run& run, const CollectiveSignature& sig) {
   // Members in the order of their index along the axes as the caller named
   // them (slots are in env order, which differs for a reordered tuple).
   call.members.resize(comm.slots.size());
-  for (Arrival* a : comm.slots) {
-    call.members[static_cast<std::size_t>(a->index)] = {a->ctx, a->inputs, &a->outputs};
+  for (std::size_t p = 0; p < comm.slots.size(); ++p) {
+    if (Arrival* a = comm.slots[p]) {
+      call.members[static_cast<std::size_t>(a->index)] = {a->ctx, a->inputs, &a->outputs, a->ctx->device};
+    } else {
+      // A member in another process (local devices: one top-level axis, so
+      // the slot is the global device id).
+      call.members[p] = {nullptr, {}, nullptr, static_cast<DeviceId>(p)};
+    }
   }
   comm.reset();
   // The members stay parked (counted as blocked) while the data moves.
   lock.unlock();
   try {
     if (run.runtime().processes) check_across_processes(run, *call.sig);
-    if (run.options().collectives_move_data) run.backend().execute(call);
+    if (run.options().collectives_move_data) {
+      if (call.spans_processes()) {
+        run.backend().execute_across_processes(call, *run.runtime().processes);
+      } else {
+        run.backend().execute(call);
+      }
+    }
   } catch (...) {
     lock.lock();
     run.abort_locked(std::current_exception());
@@ -200,6 +217,7 @@ void check_across_processes(Run& run, const CollectiveSignature& sig) {
   // Stopped while the data moved: abort_locked() woke the members already.
   if (run.aborted()) throw RunAborted{};
   for (const CollectiveMember& m : call.members) {
+    if (!m.here()) continue;
     ++m.ctx->collectives_done;
     if (m.ctx != &ctx) run.release(*m.ctx);
   }

@@ -21,6 +21,9 @@ struct PmapPlan {
   int devices = 0;                      // product of the axis sizes
   std::vector<MapAxis> in_axes;         // normalised, one per argument
   std::vector<DeviceId> device_ids;     // physical device of each new context
+  // The indices this process runs: all (0, devices), or its local devices.
+  int first = 0;
+  int count = 0;
 };
 
 std::string arg_label(const PmapOptions& o, std::size_t k) {
@@ -62,8 +65,52 @@ std::string shape_hint_for(const Array& x, int axis, int devices) {
          " devices " + std::to_string(dim / devices) + " rows";
 }
 
-PmapPlan plan_pmap(const RuntimeOptions& ropts, const DeviceContext* parent, std::span<const Array> args,
-                   const PmapOptions& o) {
+// A run with local devices (RuntimeOptions::process_local_devices): this
+// process maps over its own devices only, as a JAX process does on one host.
+void plan_local_devices(PmapPlan& plan, const RuntimeOptions& ropts, LocalDevices local, const DeviceContext* parent,
+                        std::span<const Array> args, const PmapOptions& o) {
+  const std::string layout = "process " + std::to_string(ropts.process_index) + " of " +
+                             std::to_string(ropts.process_count) + " runs devices " + std::to_string(local.first) +
+                             ".." + std::to_string(local.first + local.count - 1) + " of " +
+                             std::to_string(ropts.devices);
+  if (parent) {
+    fail("InvalidArgument", o, "a nested pmap cannot run with local devices (" + layout + ")",
+         "map one axis per process with a top-level pmap, or run every device in every process "
+         "(no --process-devices local)");
+  }
+  if (!o.mesh.empty() || !o.devices.empty()) {
+    fail("InvalidArgument", o,
+         std::string(o.mesh.empty() ? "devices=" : "a mesh") + " cannot be used with local devices (" + layout + ")",
+         "with local devices a pmap maps one named axis over this process's devices; run every device in every "
+         "process (no --process-devices local) for meshes and devices=");
+  }
+  const int n = plan.axes[0].size;
+  if (n != local.count) {
+    std::string what = "the mapped axis has size " + std::to_string(n);
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      if (plan.in_axes[k]) {
+        what += " (axis " + std::to_string(*plan.in_axes[k]) + " of " + arg_label(o, k) + ", shape " +
+                shape_to_string(args[k].shape()) + ")";
+        break;
+      }
+    }
+    const std::string l = std::to_string(local.count);
+    std::string hint = "a pmap maps over jax.local_device_count() = " + l + " devices in each process, not over "
+                       "jax.device_count() = " + std::to_string(ropts.devices);
+    if (n == ropts.devices) {
+      hint += "; pass each process only its devices' rows, e.g. x[jax.process_index() * " + l +
+              ":(jax.process_index() + 1) * " + l + "]";
+    }
+    fail("InputSplitError", o, what + " but this process runs " + l + " local devices (" + layout + ")", hint);
+  }
+  plan.axes[0].size = ropts.devices;
+  plan.devices = ropts.devices;
+  plan.first = local.first;
+  plan.count = local.count;
+}
+
+PmapPlan plan_pmap(const RuntimeOptions& ropts, LocalDevices local, const DeviceContext* parent,
+                   std::span<const Array> args, const PmapOptions& o) {
   PmapPlan plan;
   const std::size_t nargs = args.size();
   if (!o.in_axes.empty() && o.in_axes.size() != nargs) {
@@ -153,6 +200,8 @@ PmapPlan plan_pmap(const RuntimeOptions& ropts, const DeviceContext* parent, std
   }
   plan.devices = 1;
   for (const auto& ax : plan.axes) plan.devices *= ax.size;
+  plan.count = plan.devices;
+  if (local.count != ropts.devices) plan_local_devices(plan, ropts, local, parent, args, o);
 
   // Enough devices? Nested pmaps multiply with their parents.
   int level = 1;
@@ -259,6 +308,7 @@ std::vector<Array> stack_outputs(const PmapPlan& plan, const std::vector<std::ve
   const int mapped_dims = static_cast<int>(plan.axes.size());
   std::vector<std::int64_t> sizes;
   for (const auto& ax : plan.axes) sizes.push_back(ax.size);
+  if (plan.count != plan.devices) sizes = {plan.count};  // this process's devices only
   for (std::size_t j = 0; j < nout; ++j) {
     // Same type everywhere?
     std::vector<std::pair<std::string, int>> types;
@@ -320,10 +370,10 @@ std::vector<Array> stack_outputs(const PmapPlan& plan, const std::vector<std::ve
 void add_replication_notes(Error& e, const PmapPlan& plan, std::span<const Array> args, const PmapOptions& o) {
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (plan.in_axes[k] || args[k].ndim() == 0) continue;
-    if (args[k].shape()[0] == plan.devices && plan.devices > 1) {
+    if (args[k].shape()[0] == plan.count && plan.count > 1) {
       e.mutable_report().details.push_back(
           "note: " + arg_label(o, k) + " (shape " + shape_to_string(args[k].shape()) +
-          ") is replicated (in_axes=None), yet its axis 0 equals the device count " + std::to_string(plan.devices) +
+          ") is replicated (in_axes=None), yet its axis 0 equals the device count " + std::to_string(plan.count) +
           ": if each device should get one slice, use in_axes=0");
     }
   }
@@ -338,12 +388,12 @@ LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& pla
                             std::span<const Array> args) {
   LaunchResult lr;
   std::vector<AxisBinding> base = parent ? parent->env : std::vector<AxisBinding>{};
-  for (int i = 0; i < plan.devices; ++i) {
+  for (int i = plan.first; i < plan.first + plan.count; ++i) {
     std::vector<AxisBinding> env = base;
     std::vector<int> c = coordinates(plan, i);
     for (std::size_t a = 0; a < plan.axes.size(); ++a) env.push_back({plan.axes[a].name, c[a], plan.axes[a].size});
-    lr.contexts.push_back(&run.add_context(parent, plan.device_ids[static_cast<std::size_t>(i)], std::move(env), i,
-                                           static_cast<int>(plan.axes.size())));
+    lr.contexts.push_back(&run.add_context(parent, plan.device_ids[static_cast<std::size_t>(i)], std::move(env),
+                                           i - plan.first, static_cast<int>(plan.axes.size())));
   }
   std::vector<std::vector<Array>> shards;
   shards.reserve(lr.contexts.size());
@@ -354,7 +404,7 @@ LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& pla
     std::vector<Array> mine = std::move(shards[i]);
     lr.results[i] = fn(std::span<const Array>(mine));
   };
-  if (parent) run.begin_nested(*parent, plan.devices);
+  if (parent) run.begin_nested(*parent, plan.count);
   run.backend().launch(run, lr.contexts, body);
   return lr;
 }
@@ -366,7 +416,7 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (args[k].valid()) check_placement(args[k], "pmap");
   }
-  PmapPlan plan = plan_pmap(runtime.options, nullptr, args, options);
+  PmapPlan plan = plan_pmap(runtime.options, runtime.local, nullptr, args, options);
   RunInfo info{std::string(runtime.backend->name()), plan.devices, axes_text(plan.axes), options.loc};
   Run run(runtime, info);
   {
@@ -419,7 +469,7 @@ std::vector<Array> pmap_nested(const DeviceFn& fn, std::span<const Array> args, 
     if (args[k].valid()) check_placement(args[k], "pmap");
   }
   Run& run = parent->run;
-  PmapPlan plan = plan_pmap(run.options(), parent, args, options);
+  PmapPlan plan = plan_pmap(run.options(), run.runtime().local, parent, args, options);
   {
     RecentEvent ev{EventKind::kNestedPmap};
     ev.axes = axes_text(plan.axes);

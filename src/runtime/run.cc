@@ -214,7 +214,10 @@ Communicator& Run::communicator(DeviceContext& ctx, std::uint64_t mask) {
     slot = std::make_unique<Communicator>();
     slot->key = key;
     slot->reduced = std::move(reduced);
-    slot->size = size;
+    // With local devices, pmap runs only one-axis top-level maps (no meshes,
+    // no nesting), so every group is the whole axis and its members here are
+    // this process's devices.
+    slot->size = runtime_.runs_all_devices() ? size : runtime_.local.count;
     slot->slots.assign(static_cast<std::size_t>(size), nullptr);
   }
   return *slot;

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/backend.h"
 #include "dist/process_group.h"
 #include "runtime/device_context.h"
 #include "runtime/print_queue.h"
@@ -50,6 +51,9 @@ struct RuntimeState {
   std::exception_ptr interrupt_error_locked() const;
   /// The other processes of a multi-process run (process_count > 1), or null.
   std::unique_ptr<dist::ProcessGroup> processes;
+  /// The devices this process runs: all, or its share (process_local_devices).
+  LocalDevices local;
+  bool runs_all_devices() const { return local.count == options.devices; }
 };
 
 class Run {

@@ -65,6 +65,14 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
                              "every process must run its devices in the same order for their collectives to line "
                              "up; use --threads 1");
     }
+    if (options.process_local_devices && options.devices % options.process_count != 0) {
+      throw_invalid_argument("InvalidArgument",
+                             "Runtime: " + std::to_string(options.devices) + " devices cannot be shared out evenly "
+                                 "between " + std::to_string(options.process_count) + " processes",
+                             "with local devices each process runs devices / processes of them: make --devices a "
+                             "multiple of --num-processes (e.g. " + std::to_string(options.process_count) +
+                                 " x the GPUs of one host)");
+    }
     impl_->state.processes = std::make_unique<dist::ProcessGroup>(
         dist::FileStore(options.process_store), options.process_index, options.process_count);
     // Waiting for another process must not outlive an interrupt (SIGINT on one host only).
@@ -77,8 +85,15 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   }
   if (!options.print_sink) options.print_sink = default_print_sink;
   if (!options.breakpoint_handler) options.breakpoint_handler = default_breakpoint_handler;
+  if (options.process_local_devices && options.process_count > 1) {
+    impl_->state.local.count = options.devices / options.process_count;
+    impl_->state.local.first = options.process_index * impl_->state.local.count;
+  } else {
+    options.process_local_devices = false;  // one process runs every device
+    impl_->state.local = {0, options.devices};
+  }
   impl_->state.backend = detail::create_backend(options.backend, options.devices, options.threads, options.seed,
-                                                options.fiber_stack_size);
+                                                options.fiber_stack_size, impl_->state.local);
   impl_->backend_name = std::string(impl_->state.backend->name());
   impl_->state.arenas.resize(static_cast<std::size_t>(options.devices));
   impl_->state.options = std::move(options);
@@ -103,6 +118,8 @@ void Runtime::report_process_error(const Error& error) {
 
 const RuntimeOptions& Runtime::options() const { return impl_->state.options; }
 int Runtime::device_count() const { return impl_->state.options.devices; }
+int Runtime::local_device_count() const { return impl_->state.local.count; }
+int Runtime::first_local_device() const { return impl_->state.local.first; }
 const std::string& Runtime::backend_name() const { return impl_->backend_name; }
 
 std::vector<Array> Runtime::pmap(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options) {

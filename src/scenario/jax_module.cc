@@ -57,20 +57,21 @@ struct ConcreteScope {
 
 class SimDevice : public CustomObject {
  public:
-  explicit SimDevice(int id) : id_(id) {}
+  SimDevice(int id, int process) : id_(id), process_(process) {}
   std::string type_name() const override { return "SimDevice"; }
   std::string repr(ExecState&) const override { return "SimDevice(id=" + std::to_string(id_) + ")"; }
   bool get_attr(Interpreter&, ExecState&, const Value&, const std::string& name, Value& out) const override {
     if (name == "id") return out = Value::integer(id_), true;
     if (name == "platform") return out = Value::str("sim"), true;
     if (name == "device_kind") return out = Value::str("spmdsim virtual device"), true;
-    if (name == "process_index" || name == "host_id") return out = Value::integer(0), true;
+    if (name == "process_index" || name == "host_id") return out = Value::integer(process_), true;
     return false;
   }
   int id() const { return id_; }
 
  private:
   int id_;
+  int process_;
 };
 
 Value fn_device_count(NativeCall& c, CallArgs& a) {
@@ -78,13 +79,32 @@ Value fn_device_count(NativeCall& c, CallArgs& a) {
   return Value::integer(c.interp.runtime().device_count());
 }
 
-Value fn_devices(NativeCall& c, CallArgs& a) {
+// With local devices (RuntimeOptions::process_local_devices) each process
+// runs its share of the devices: local_device_count() < device_count(), and
+// a device's process_index says whose it is.
+Value fn_local_device_count(NativeCall& c, CallArgs& a) {
   Args args(c, a, {"backend"}, 0);
+  return Value::integer(c.interp.runtime().local_device_count());
+}
+
+Value device_list(NativeCall& c, int first, int count) {
+  const Runtime& rt = c.interp.runtime();
   std::vector<Value> out;
-  for (int i = 0; i < c.interp.runtime().device_count(); ++i) {
-    out.push_back(Value::object(Kind::kOther, std::make_shared<SimDevice>(i)));
+  for (int i = first; i < first + count; ++i) {
+    const int process = rt.options().process_local_devices ? i / rt.local_device_count() : 0;
+    out.push_back(Value::object(Kind::kOther, std::make_shared<SimDevice>(i, process)));
   }
   return Value::list(std::move(out), c.st.token);
+}
+
+Value fn_devices(NativeCall& c, CallArgs& a) {
+  Args args(c, a, {"backend"}, 0);
+  return device_list(c, 0, c.interp.runtime().device_count());
+}
+
+Value fn_local_devices(NativeCall& c, CallArgs& a) {
+  Args args(c, a, {"backend"}, 0);
+  return device_list(c, c.interp.runtime().first_local_device(), c.interp.runtime().local_device_count());
 }
 
 // Multi-process runs (RuntimeOptions::process_count): this process's rank and their number.
@@ -786,9 +806,9 @@ Value build_jax_module(Interpreter& interp) {
   }
   for (const char* n : {"make_jaxpr", "eval_shape", "xla_computation", "named_call", "shard_map"}) add_fn(*m, n, fn_not_available);
   add_fn(*m, "device_count", fn_device_count);
-  add_fn(*m, "local_device_count", fn_device_count);
+  add_fn(*m, "local_device_count", fn_local_device_count);
   add_fn(*m, "devices", fn_devices);
-  add_fn(*m, "local_devices", fn_devices);
+  add_fn(*m, "local_devices", fn_local_devices);
   add_fn(*m, "process_index", fn_process_index);
   add_fn(*m, "process_count", fn_process_count);
   add_fn(*m, "disable_jit", fn_disable_jit);

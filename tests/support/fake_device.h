@@ -26,6 +26,7 @@
 #include "backend/backend.h"
 #include "collectives/data_plane.h"
 #include "collectives/device_plane.h"
+#include "collectives/rank_order_reduce.h"
 #include "collectives/transport.h"
 #include "core/arena.h"
 #include "core/device_ops.h"
@@ -358,52 +359,12 @@ class FakeTransport final : public detail::Transport {
     ++calls;
     if (g.devices.size() != n) throw std::logic_error("fake transport: buffers and group differ in size");
   }
-  template <class T>
-  using Acc = std::conditional_t<
-      std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>, float,
-      std::conditional_t<std::is_same_v<T, std::int32_t>, std::uint32_t,
-                         std::conditional_t<std::is_same_v<T, std::int64_t>, std::uint64_t, T>>>;
   static void reduce(detail::ReduceKind op, DType dtype, std::int64_t count, const std::vector<const void*>& in,
                      std::int64_t offset, void* out) {
     auto& mem = FakeMemory::instance();
-    detail::visit_dtype(dtype, [&](auto tag) {
-      using T = decltype(tag);
-      using A = Acc<T>;
-      constexpr bool wraps = std::is_same_v<A, std::uint32_t> || std::is_same_v<A, std::uint64_t>;
-      T* o = reinterpret_cast<T*>(mem.host_view(out));
-      for (std::int64_t i = 0; i < count; ++i) {
-        auto at = [&](std::size_t s) {
-          T v = reinterpret_cast<const T*>(mem.host_view(in[s]))[offset + i];
-          if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return static_cast<float>(v);
-          else return static_cast<A>(v);
-        };
-        A acc = at(0);
-        for (std::size_t s = 1; s < in.size(); ++s) {
-          A b = at(s);
-          if (op == detail::ReduceKind::kSum) {
-            acc = static_cast<A>(acc + b);
-          } else if constexpr (std::is_same_v<A, bool>) {
-            acc = op == detail::ReduceKind::kMax ? (acc || b) : (acc && b);
-          } else if constexpr (wraps) {
-            using S = std::make_signed_t<A>;
-            bool take_b = op == detail::ReduceKind::kMax ? !(static_cast<S>(acc) > static_cast<S>(b))
-                                                         : !(static_cast<S>(acc) < static_cast<S>(b));
-            if (take_b) acc = b;
-          } else {
-            if (std::isnan(acc) || std::isnan(b)) {
-              acc = std::numeric_limits<A>::quiet_NaN();
-            } else {
-              acc = op == detail::ReduceKind::kMax ? (acc > b ? acc : b) : (acc < b ? acc : b);
-            }
-          }
-        }
-        if constexpr (wraps) {
-          o[i] = static_cast<T>(static_cast<std::make_signed_t<A>>(acc));
-        } else {
-          o[i] = detail::narrow<T>(acc);
-        }
-      }
-    });
+    std::vector<const void*> host;
+    for (const void* p : in) host.push_back(mem.host_view(p));
+    detail::reduce_in_rank_order(op, dtype, count, host, offset, mem.host_view(out));
   }
 };
 

@@ -67,6 +67,17 @@ struct RuntimeOptions {
   int process_count = 1;
   int process_index = 0;
   std::string process_store;
+  /// Multi-process runs only: false (default) runs every device in every
+  /// process, as above. true gives each process its own share of `devices`,
+  /// as JAX does on several hosts: process r runs global devices
+  /// r*L .. r*L+L-1 (L = devices / process_count = jax.local_device_count()),
+  /// a top-level pmap maps over those L local devices (the mapped axis of an
+  /// input has size L, its outputs stack the L local results), axis_index and
+  /// axis_size are global, and collectives move data between processes
+  /// (NCCL communicators across processes on the cuda backend, the store on
+  /// the sim backend). devices must be a multiple of process_count; nested
+  /// pmaps, meshes and devices= are refused in this mode.
+  bool process_local_devices = false;
 };
 
 /// Per-device memory figures.
@@ -88,6 +99,11 @@ class Runtime {
 
   const RuntimeOptions& options() const;
   int device_count() const;
+  /// Devices this process runs: device_count() / process_count with
+  /// process_local_devices, else device_count() (jax.local_device_count()).
+  int local_device_count() const;
+  /// The first global device this process runs (0 unless process_local_devices).
+  int first_local_device() const;
   const std::string& backend_name() const;
 
   /// Maps `fn` over devices (see pmap.h for the semantics). Blocks until every

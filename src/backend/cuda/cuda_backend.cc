@@ -39,7 +39,7 @@ std::string env_or(const char* name, const char* fallback) {
 
 }  // namespace
 
-std::unique_ptr<detail::Backend> create_cuda_backend(int devices) {
+std::unique_ptr<detail::Backend> create_cuda_backend(int devices, detail::LocalDevices local) {
   int gpus = 0;
   cudaError_t err = cudaGetDeviceCount(&gpus);
   if (err != cudaSuccess) {
@@ -48,7 +48,7 @@ std::unique_ptr<detail::Backend> create_cuda_backend(int devices) {
   }
   DevicePlan plan = [&] {
     try {
-      return plan_devices(devices, gpus, env_or("SPMD_CUDA_TRANSPORT", "auto"));
+      return plan_devices(local.count, gpus, env_or("SPMD_CUDA_TRANSPORT", "auto"), devices / local.count);
     } catch (BackendUnavailable& e) {
       if (err != cudaSuccess) {
         e.mutable_report().details.push_back("cudaGetDeviceCount: " + std::string(cudaGetErrorString(err)) + " (" +
@@ -57,16 +57,22 @@ std::unique_ptr<detail::Backend> create_cuda_backend(int devices) {
       throw;
     }
   }();
-  return std::make_unique<CudaBackend>(devices, std::move(plan));
+  return std::make_unique<CudaBackend>(devices, local, std::move(plan));
 }
 
-CudaBackend::CudaBackend(int devices, DevicePlan plan)
-    : devices_(devices), plan_(std::move(plan)), last_completed_(static_cast<std::size_t>(devices)) {
-  std::vector<cudaMemPool_t> pools;
-  for (int d = 0; d < devices_; ++d) {
+CudaBackend::CudaBackend(int devices, detail::LocalDevices local, DevicePlan plan)
+    : devices_(devices),
+      local_(local),
+      plan_(std::move(plan)),
+      resources_(static_cast<std::size_t>(devices)),
+      last_completed_(static_cast<std::size_t>(devices)) {
+  // Resources for this process's devices only; the others' stay null (other
+  // processes run them), so DeviceTable::at() refuses them.
+  for (int i = 0; i < local_.count; ++i) {
+    const int d = local_.first + i;
     auto res = std::make_shared<DeviceResources>();
     res->device = d;
-    res->ordinal = plan_.ordinals[static_cast<std::size_t>(d)];
+    res->ordinal = plan_.ordinals[static_cast<std::size_t>(i)];
     DeviceGuard guard(res->ordinal);
     ErrorSite site{d, "backend setup"};
     SPMD_CUDA_CHECK(cudaStreamCreateWithFlags(&res->stream, cudaStreamNonBlocking), site);
@@ -75,7 +81,7 @@ CudaBackend::CudaBackend(int devices, DevicePlan plan)
     // the size of the last one's.
     std::uint64_t keep = ~std::uint64_t{0};
     SPMD_CUDA_CHECK(cudaMemPoolSetAttribute(res->pool, cudaMemPoolAttrReleaseThreshold, &keep), site);
-    resources_.push_back(std::move(res));
+    resources_[static_cast<std::size_t>(d)] = std::move(res);
   }
   policy_ = std::make_shared<WaitPolicy>();
   policy_->on_fatal = [this](const Report& r) { on_fatal(r); };
@@ -173,6 +179,16 @@ void CudaBackend::execute(detail::CollectiveCall& call) {
       last_completed_[static_cast<std::size_t>(m.ctx->device)] = op;
     }
   }
+}
+
+void CudaBackend::execute_across_processes(detail::CollectiveCall& call, dist::ProcessGroup& processes) {
+  if (!nccl_) {
+    Report r = make_report("BackendError", "the cuda backend's copy transport cannot move data between processes",
+                           "use SPMD_CUDA_TRANSPORT=nccl (or auto) with --process-devices local");
+    throw BackendError(std::move(r));
+  }
+  nccl_->set_processes(&processes, local_);
+  execute(call);
 }
 
 void CudaBackend::on_fatal(const Report&) {

@@ -27,7 +27,9 @@ namespace spmd::cuda {
 
 class CudaBackend final : public detail::Backend {
  public:
-  CudaBackend(int devices, DevicePlan plan);
+  /// Runs `local` of `devices` (all of them in a one-process run) on the
+  /// GPUs `plan` names (plan.ordinals[i] for device local.first + i).
+  CudaBackend(int devices, detail::LocalDevices local, DevicePlan plan);
   ~CudaBackend() override;
 
   std::string_view name() const override { return "cuda"; }
@@ -38,6 +40,9 @@ class CudaBackend final : public detail::Backend {
               const detail::DeviceBody& body) override;
   void yield() override;
   void execute(detail::CollectiveCall& call) override;
+  /// NCCL communicators across processes (ncclCommInitRank, the unique id
+  /// shared through `processes`); this process issues its ranks' calls.
+  void execute_across_processes(detail::CollectiveCall& call, dist::ProcessGroup& processes) override;
 
   const DevicePlan& plan() const { return plan_; }
 
@@ -47,6 +52,7 @@ class CudaBackend final : public detail::Backend {
   void on_fatal(const Report& r);
 
   int devices_;
+  detail::LocalDevices local_;
   DevicePlan plan_;
   std::vector<std::shared_ptr<DeviceResources>> resources_;
   std::shared_ptr<WaitPolicy> policy_;

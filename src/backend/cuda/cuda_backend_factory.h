@@ -7,9 +7,10 @@
 
 namespace spmd::cuda {
 
-/// A backend running `devices` virtual devices on the machine's GPUs. Throws
+/// A backend for `devices` virtual devices of which this process runs
+/// `local` on the machine's GPUs (all of them in a one-process run). Throws
 /// BackendUnavailable ("no CUDA device found", or an impossible placement)
 /// when it cannot run them. Registers the cuda DeviceOps.
-std::unique_ptr<detail::Backend> create_cuda_backend(int devices);
+std::unique_ptr<detail::Backend> create_cuda_backend(int devices, detail::LocalDevices local);
 
 }  // namespace spmd::cuda

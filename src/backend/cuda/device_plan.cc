@@ -4,7 +4,7 @@
 
 namespace spmd::cuda {
 
-DevicePlan plan_devices(int devices, int gpus, const std::string& transport_setting) {
+DevicePlan plan_devices(int devices, int gpus, const std::string& transport_setting, int processes) {
   if (gpus <= 0) {
     throw BackendUnavailable(make_report("BackendUnavailable", "no CUDA device found",
                                          "the cuda backend needs an NVIDIA GPU and its driver (check nvidia-smi and "
@@ -20,6 +20,24 @@ DevicePlan plan_devices(int devices, int gpus, const std::string& transport_sett
                                          "use nccl, copy or auto"));
   }
   DevicePlan plan;
+  if (processes > 1) {
+    // Device copies cannot reach another process's GPUs: NCCL moves the data.
+    if (t == "copy") {
+      throw BackendUnavailable(make_report(
+          "BackendUnavailable", "SPMD_CUDA_TRANSPORT=copy cannot move data between processes",
+          "with --process-devices local the collectives cross processes; use SPMD_CUDA_TRANSPORT=nccl (or auto)"));
+    }
+    if (devices > gpus) {
+      throw BackendUnavailable(make_report(
+          "BackendUnavailable",
+          "each of the " + std::to_string(processes) + " processes runs " + std::to_string(devices) +
+              " local devices, but this host has " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s"),
+          "NCCL needs one GPU per device: run with --devices " + std::to_string(processes * gpus) + " (" +
+              std::to_string(processes) + " processes x " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+              "), or start more processes"));
+    }
+    t = "nccl";
+  }
   if (t == "nccl" && devices > gpus) {
     throw BackendUnavailable(make_report(
         "BackendUnavailable",

@@ -21,8 +21,12 @@ struct DevicePlan {
   std::string note;           ///< why this transport, for logs and reports ("" when obvious)
 };
 
+/// `devices`: the devices this process runs. `processes` > 1: a run with
+/// local devices, whose collectives cross processes: only "nccl" can move
+/// them, so it needs one GPU per local device.
 /// Throws BackendUnavailable for gpus == 0, devices < 1, an unknown
-/// transport name, or "nccl" with more devices than GPUs.
-DevicePlan plan_devices(int devices, int gpus, const std::string& transport_setting);
+/// transport name, "nccl" with more devices than GPUs, or "copy" across
+/// processes.
+DevicePlan plan_devices(int devices, int gpus, const std::string& transport_setting, int processes = 1);
 
 }  // namespace spmd::cuda

@@ -7,8 +7,12 @@
 // ncclGroupStart/End, on each rank's device stream; complete() waits for the
 // streams through the watchdog.
 //
-// One process drives all of its GPUs: there is no multi-process mode
-// (ncclCommInitRank over a shared unique id) yet.
+// Across processes (a run with local devices, set_processes()): a group
+// with members in other processes gets its communicator from
+// ncclCommInitRank, every process initialising its own ranks with the unique
+// id that process 0 made (ncclGetUniqueId) and shared through the store;
+// each process then issues the calls of its own ranks, and the buffers of
+// the others' ranks are null.
 
 #include <nccl.h>
 
@@ -17,9 +21,11 @@
 #include <mutex>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/cuda/device_resources.h"
 #include "backend/cuda/watchdog.h"
 #include "collectives/transport.h"
+#include "dist/process_group.h"
 
 namespace spmd::cuda {
 
@@ -43,18 +49,29 @@ class NcclTransport final : public detail::Transport {
   /// ncclCommAbort on every communicator (after an error or a timeout): no
   /// rank can stay blocked in NCCL. Later calls create fresh ones.
   void abort_all() noexcept;
+  /// Where the other processes are, for groups that span them (set before
+  /// the first such collective; the group outlives the transport's use).
+  void set_processes(dist::ProcessGroup* processes, detail::LocalDevices local) {
+    processes_ = processes;
+    local_ = local;
+  }
 
  private:
+  // Per rank of a group: its communicator and device, both null for a rank
+  // of another process.
   struct Comms {
     std::vector<ncclComm_t> ranks;
     std::vector<std::shared_ptr<DeviceResources>> devices;
   };
+  void init_across_processes(const detail::TransportGroup& g, Comms& c);
   Comms& comms_for(const detail::TransportGroup& g);
   void note_pending(const Comms& c);
   template <class Issue>
   void issue_grouped(const detail::TransportGroup& g, const Comms& c, Issue issue);
 
   std::shared_ptr<WaitPolicy> policy_;
+  dist::ProcessGroup* processes_ = nullptr;
+  detail::LocalDevices local_;
   std::mutex mu_;  // guards comms_
   std::map<std::vector<DeviceId>, std::unique_ptr<Comms>> comms_;
   // Per calling thread: what complete() waits for (the completing device's

@@ -8,6 +8,8 @@
 #include "backend/sim/fiber_scheduler.h"
 #include "backend/sim/stack_pool.h"
 #include "collectives/data_plane.h"
+#include "collectives/device_plane.h"
+#include "dist/store_transport.h"
 #include "core/arena.h"
 #include "runtime/device_context.h"
 #include "runtime/run.h"
@@ -95,8 +97,13 @@ void device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::Dev
 
 }  // namespace
 
-SimBackend::SimBackend(int devices, int threads, std::uint64_t seed, std::size_t stack_size)
-    : devices_(devices), threads_(std::max(1, threads)), seed_(seed), stack_size_(stack_size) {}
+SimBackend::SimBackend(int devices, int threads, std::uint64_t seed, std::size_t stack_size,
+                       detail::LocalDevices local)
+    : devices_(devices),
+      threads_(std::max(1, threads)),
+      seed_(seed),
+      stack_size_(stack_size),
+      local_(local.count == 0 ? detail::LocalDevices{0, devices} : local) {}
 
 SimBackend::~SimBackend() = default;
 
@@ -112,6 +119,13 @@ detail::Parker* SimBackend::make_parker(detail::ParkerSlot& slot) {
 void SimBackend::yield() { boost::this_fiber::yield(); }
 
 void SimBackend::execute(detail::CollectiveCall& call) { detail::execute_on_host(call); }
+
+void SimBackend::execute_across_processes(detail::CollectiveCall& call, dist::ProcessGroup& processes) {
+  // The device data plane over host memory: the same layout work the cuda
+  // backend does, with the store moving the bytes between processes.
+  if (!across_processes_) across_processes_ = std::make_unique<dist::StoreTransport>(processes, local_.count);
+  detail::execute_with_transport(call, *across_processes_);
+}
 
 void SimBackend::launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
                         const detail::DeviceBody& body) {

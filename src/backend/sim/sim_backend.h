@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "backend/backend.h"
+#include "collectives/transport.h"
 
 namespace spmd::sim {
 
@@ -13,7 +14,10 @@ class StackPool;
 
 class SimBackend final : public detail::Backend {
  public:
-  SimBackend(int devices, int threads, std::uint64_t seed, std::size_t stack_size);
+  /// `local`: the devices this process runs (all, unless a multi-process
+  /// run gives each process its own; their collectives then move data
+  /// through the processes' store).
+  SimBackend(int devices, int threads, std::uint64_t seed, std::size_t stack_size, detail::LocalDevices local = {});
   ~SimBackend() override;
 
   std::string_view name() const override { return "sim"; }
@@ -24,6 +28,7 @@ class SimBackend final : public detail::Backend {
               const detail::DeviceBody& body) override;
   void yield() override;
   void execute(detail::CollectiveCall& call) override;
+  void execute_across_processes(detail::CollectiveCall& call, dist::ProcessGroup& processes) override;
 
  private:
   void launch_top_level(detail::Run& run, std::span<detail::DeviceContext* const> devices,
@@ -36,6 +41,8 @@ class SimBackend final : public detail::Backend {
   std::uint64_t seed_;
   std::size_t stack_size_;
   std::unique_ptr<StackPool> stacks_;  // of the run in progress
+  detail::LocalDevices local_;
+  std::unique_ptr<detail::Transport> across_processes_;  // created at the first such collective
 };
 
 }  // namespace spmd::sim

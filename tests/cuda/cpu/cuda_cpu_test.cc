@@ -146,6 +146,24 @@ TEST_CASE("cuda::device_plan: devices on GPUs, NCCL or device copies", "[cuda-cp
   }
   SECTION("copy forced") { CHECK(plan_devices(2, 2, "copy").transport == "copy"); }
   SECTION("unknown transport") { CHECK_THROWS_AS(plan_devices(2, 2, "mpi"), BackendUnavailable); }
+  SECTION("local devices of several processes: NCCL, one GPU each, never device copies") {
+    DevicePlan p = plan_devices(2, 2, "auto", 4);
+    CHECK(p.transport == "nccl");
+    CHECK(p.ordinals == std::vector<int>{0, 1});
+    try {
+      plan_devices(2, 1, "auto", 2);
+      FAIL("no exception");
+    } catch (const BackendUnavailable& e) {
+      CHECK(e.report().message == "each of the 2 processes runs 2 local devices, but this host has 1 GPU");
+      CHECK(contains(e.report().hint, "--devices 2 (2 processes x 1 GPU)"));
+    }
+    try {
+      plan_devices(1, 1, "copy", 2);
+      FAIL("no exception");
+    } catch (const BackendUnavailable& e) {
+      CHECK(e.report().message == "SPMD_CUDA_TRANSPORT=copy cannot move data between processes");
+    }
+  }
 }
 
 TEST_CASE("cuda::watchdog: the timeout report names the op, the stuck devices and every device", "[cuda-cpu]") {

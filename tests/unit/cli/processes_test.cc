@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "support/subprocess.h"
@@ -96,4 +97,100 @@ TEST_CASE("cli::processes: bad process options are usage errors", "[cli]") {
   Subprocess threads({SPMD_BIN_PATH, "run", path, "--num-processes", "2", "--threads", "2"});
   REQUIRE(threads.wait() == 1);
   REQUIRE(has(threads.err(), "Runtime: multi-process runs need threads == 1, got 2"));
+}
+
+// --- local devices (--process-devices local): each process runs its share ---
+
+namespace {
+
+const std::string kLocalCollectives =
+    std::string(SPMD_SOURCE_DIR) + "/scenarios/multiprocess/local_devices_collectives.py";
+
+// The lines of each "[process r] " in rank order, without the prefix.
+std::string by_process(const std::string& text, int processes) {
+  std::string out;
+  for (int r = 0; r < processes; ++r) {
+    const std::string prefix = "[process " + std::to_string(r) + "] ";
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(prefix, 0) == 0) out += line.substr(prefix.size()) + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli::processes: with local devices every collective's data crosses processes bit for bit", "[cli]") {
+  Subprocess one({SPMD_BIN_PATH, "run", kLocalCollectives, "--num-processes", "1"});
+  REQUIRE(one.wait() == 0);
+  REQUIRE(has(one.out(), "device 3 [3, "));
+  Subprocess two({SPMD_BIN_PATH, "run", kLocalCollectives});  // its header: processes=2 process-devices=local
+  int code = two.wait();
+  INFO("stdout:\n" << two.out() << "\nstderr:\n" << two.err());
+  REQUIRE(code == 0);
+  // Process 0 printed devices 0 and 1, process 1 devices 2 and 3: together
+  // the one-process run's lines, every value the same.
+  REQUIRE(by_process(two.out(), 2) == one.out());
+  REQUIRE(has(two.out(), "[process 1] device 2 [2, "));
+  REQUIRE_FALSE(has(two.out(), "[process 0] device 2"));
+  // spmd test runs it the same way.
+  Subprocess t({SPMD_BIN_PATH, "test", kLocalCollectives});
+  REQUIRE(t.wait() == 0);
+  REQUIRE(has(t.out(), "PASS " + kLocalCollectives + "  (ok, "));
+}
+
+TEST_CASE("cli::processes: with local devices a global batch, a skipped psum and bad layouts are reported", "[cli]") {
+  SECTION("every process feeds the global batch: an InputSplitError naming both counts, with the slice to take") {
+    std::string path = write_temp_scenario("cli-processes", "global_batch.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+out = jax.pmap(lambda v: lax.psum(v, 'i'), axis_name='i')(jnp.arange(4.0))
+)");
+    Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2", "--process-devices", "local"});
+    REQUIRE(p.wait() == 1);
+    REQUIRE(has(p.err(), "[process 1] error[InputSplitError]: pmap: the mapped axis has size 4 (axis 0 of argument "
+                         "0 'v', shape (4,)) but this process runs 2 local devices (process 1 of 2 runs devices 2..3 "
+                         "of 4)\n"));
+    REQUIRE(has(p.err(), "hint: a pmap maps over jax.local_device_count() = 2 devices in each process, not over "
+                         "jax.device_count() = 4; pass each process only its devices' rows, e.g. "
+                         "x[jax.process_index() * 2:(jax.process_index() + 1) * 2]\n"));
+    REQUIRE(has(p.err(), "spmd: 2 processes exited with [1, 1]\n"));
+  }
+  SECTION("process 1 returns after one psum: a deadlock across processes, exactly") {
+    std::string path = write_temp_scenario("cli-processes", "local_skip.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+def step(v):
+    y = lax.psum(v, 'i')
+    if jax.process_index() == 1:
+        return y
+    return lax.psum(y, 'i')
+n = jax.local_device_count()
+out = jax.pmap(step, axis_name='i')(jnp.arange(n * 1.0) + jax.process_index() * n)
+print(out)
+)");
+    Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2", "--process-devices", "local"});
+    REQUIRE(p.wait() == 3);
+    REQUIRE(p.out() == "[process 1] [6. 6.]\n");  // 0 + 1 + 2 + 3 from both processes
+    REQUIRE(has(p.err(), "[process 0] error[Deadlock]: deadlock across processes: rank 0 waits at psum over 'i' #1 (" +
+                             path + ":8:12) but rank 1 finished after 1 collective\n"));
+    REQUIRE(has(p.err(), "--num-processes 2 --process-devices local\n"));
+  }
+  SECTION("devices that do not split evenly, and a mesh, are refused with the way out") {
+    Subprocess uneven({SPMD_BIN_PATH, "run", kLocalCollectives, "--devices", "3"});
+    REQUIRE(uneven.wait() == 1);
+    REQUIRE(has(uneven.err(), "Runtime: 3 devices cannot be shared out evenly between 2 processes\n"));
+    std::string path = write_temp_scenario("cli-processes", "local_nested.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+inner = lambda x: jax.pmap(lambda y: lax.psum(y, 'm'), axis_name='m')(x)
+out = jax.pmap(inner, axis_name='d')(jnp.ones((2, 2)))
+)");
+    Subprocess nested({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2", "--process-devices",
+                       "local"});
+    REQUIRE(nested.wait() == 1);
+    REQUIRE(has(nested.err(), "[process 0] error[InvalidArgument]: pmap: a nested pmap cannot run with local devices "
+                              "(process 0 of 2 runs devices 0..1 of 4)\n"));
+  }
 }

@@ -281,3 +281,35 @@ TEST_CASE("dist::ProcessGroup: waiting for a rank that never joined says so once
                          " yet: start them with --process-id and --store " + tmp.path + " (Ctrl-C stops this process)"});
   g.fail("interrupted");
 }
+
+TEST_CASE("dist::ProcessGroup: exchange gives every member each member's bytes; a member that ends first stops it",
+          "[dist]") {
+  auto ok = run_ranks(3, [](ProcessGroup& g) {
+    g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), kAll3);
+    std::vector<std::string> got = g.exchange("g.0", "bytes of rank " + std::to_string(g.rank()), kAll3);
+    if (got != std::vector<std::string>{"bytes of rank 0", "bytes of rank 1", "bytes of rank 2"}) {
+      throw std::runtime_error("wrong bytes");
+    }
+    // Ranks 0 and 2 only, binary bytes.
+    if (g.rank() != 1) {
+      got = g.exchange("g.1", std::string("\0x", 2) + std::to_string(g.rank()), {0, 2});
+      if (got != std::vector<std::string>{std::string("\0x0", 3), std::string("\0x2", 3)}) {
+        throw std::runtime_error("wrong sub-group bytes");
+      }
+    }
+  });
+  for (const auto& r : ok) {
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(r.report.is_null());
+  }
+  // Rank 1 passes the check, then ends without posting its part.
+  auto stopped = run_ranks(2, [](ProcessGroup& g) {
+    g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), {0, 1});
+    if (g.rank() == 1) return;
+    g.exchange("g.0", "mine", {0, 1});
+  });
+  REQUIRE(stopped[1].exit_code == 0);
+  REQUIRE(stopped[0].exit_code == 1);
+  REQUIRE(stopped[0].kind() == "RankFailed");
+  REQUIRE(stopped[0].message() == "rank 1 finished without sending its part of g.0");
+}
