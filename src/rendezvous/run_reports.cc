@@ -392,8 +392,12 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
       r.axis = sig.axes.text();
       peers = peers_of(*comm.first->ctx, contexts);
     }
-    r.details.push_back(sig.op_and_axes() + " at " + sig.loc.to_string() + " needs " + std::to_string(comm.size) +
-                        " devices; " + std::to_string(comm.arrived) + " arrived (" + format_devices(arrived) + ")");
+    const std::size_t group = comm.slots.size();  // comm.size: the members in this process
+    r.details.push_back(sig.op_and_axes() + " at " + sig.loc.to_string() + " needs " + std::to_string(group) +
+                        " devices" +
+                        (static_cast<int>(group) != comm.size ? " (" + std::to_string(comm.size) + " in this process)"
+                                                              : std::string()) +
+                        "; " + std::to_string(comm.arrived) + " arrived (" + format_devices(arrived) + ")");
   }
   if (comms.empty()) {
     r.message = "deadlock: every live device waits and nothing can wake them";

@@ -140,7 +140,7 @@ TEST_CASE("cli::processes: with local devices every collective's data crosses pr
   REQUIRE(has(t.out(), "PASS " + kLocalCollectives + "  (ok, "));
 }
 
-TEST_CASE("cli::processes: with local devices a global batch, a skipped psum and bad layouts are reported", "[cli]") {
+TEST_CASE("cli::processes: with local devices a global batch, skipped psums and bad layouts are reported", "[cli]") {
   SECTION("every process feeds the global batch: an InputSplitError naming both counts, with the slice to take") {
     std::string path = write_temp_scenario("cli-processes", "global_batch.py", R"(import jax
 import jax.numpy as jnp
@@ -177,7 +177,26 @@ print(out)
                              path + ":8:12) but rank 1 finished after 1 collective\n"));
     REQUIRE(has(p.err(), "--num-processes 2 --process-devices local\n"));
   }
-  SECTION("devices that do not split evenly, and a mesh, are refused with the way out") {
+  SECTION("device 1 skips the psum in process 0: that process's deadlock, exactly; the other stops naming it") {
+    std::string path = write_temp_scenario("cli-processes", "local_device_skips.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+def step(v):
+    if lax.axis_index('i') == 1:
+        return v
+    return lax.psum(v, 'i')
+with jax.disable_jit():
+    out = jax.pmap(step, axis_name='i')(jnp.arange(2.0))
+)");
+    Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2", "--process-devices", "local"});
+    REQUIRE(p.wait() == 3);
+    REQUIRE(has(p.err(), "[process 0] error[Deadlock]: deadlock: device 0 waits at psum over 'i' #0 (" + path +
+                             ":7:12) but device 1 returned after 0 collectives\n"));
+    REQUIRE(has(p.err(), "[process 0]   psum over 'i' at " + path +
+                             ":7:12 needs 4 devices (2 in this process); 1 arrived (device 0)\n"));
+    REQUIRE(has(p.err(), "[process 1] error[RankFailed]: rank 0 raised: Deadlock: deadlock: device 0 waits at psum"));
+  }
+  SECTION("devices that do not split evenly, and a nested pmap, are refused with the way out") {
     Subprocess uneven({SPMD_BIN_PATH, "run", kLocalCollectives, "--devices", "3"});
     REQUIRE(uneven.wait() == 1);
     REQUIRE(has(uneven.err(), "Runtime: 3 devices cannot be shared out evenly between 2 processes\n"));
