@@ -167,8 +167,9 @@ namespace {
 // same signature, in the same order (they run the same program with the
 // same schedule), or the check throws a report naming the ranks.
 void check_across_processes(Run& run, const CollectiveSignature& sig) {
-  // Several groups of one collective (axis_index_groups) complete one at a
-  // time per process: their checks must not interleave.
+  // One check at a time per process: ProcessGroup is not thread-safe, and on
+  // the cuda backend devices are host threads, so two communicators (two
+  // groups of a mesh) may complete at once.
   static std::mutex one_check_at_a_time;
   std::lock_guard<std::mutex> serial(one_check_at_a_time);
   dist::ProcessGroup& processes = *run.runtime().processes;
