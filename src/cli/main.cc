@@ -142,11 +142,14 @@ int main(int argc, char** argv) {
   test->add_option("--junit", junit, "also write a JUnit XML report");
   add_run_options(test, test_settings, test_arena, test_stack, false);
 
-  std::string trace_file, replay_format = "text";
+  std::vector<std::string> trace_files;
+  std::string replay_format = "text";
   int replay_devices = 1;
   auto* replay = app.add_subcommand(
       "replay", "replay a trace (from 'spmd run --trace', or a GPU run) through the rendezvous and report the verdict");
-  replay->add_option("trace", trace_file, "the .jsonl trace")->required();
+  replay->add_option("traces", trace_files,
+                     "the .jsonl trace; or every process's trace of one run with local devices, replayed together")
+      ->required();
   replay->add_option("--format", replay_format, "text or json")->check(CLI::IsMember({"text", "json"}));
   replay->add_option("--devices", replay_devices, "minimum virtual devices (the trace's own count is used when larger)")
       ->check(CLI::Range(1, 1 << 20));
@@ -218,11 +221,13 @@ int main(int argc, char** argv) {
     } else if (*replay) {
       spmd::RuntimeOptions opts;
       opts.devices = replay_devices;
-      opts.repro = "spmd replay " + trace_file;
+      std::string files;
+      for (const auto& f : trace_files) files += (files.empty() ? "" : " ") + f;
+      opts.repro = "spmd replay " + files;
       spmd::cli::RunOutcome o;
-      o.file = trace_file;
+      o.file = files;
       try {
-        spmd::ReplaySummary s = spmd::replay_trace_file(trace_file, opts);
+        spmd::ReplaySummary s = spmd::replay_trace_files(trace_files, opts);
         o.device_count = s.devices;
         if (replay_format == "text") {
           std::cerr << "spmd: replayed " << s.devices << " devices and " << s.collectives

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -133,6 +134,13 @@ std::string RunOutcome::summary() const {
   return status + (report ? " (" + report->kind + ")" : "") + ", exit code " + std::to_string(exit_code);
 }
 
+std::string path_for_process(const std::string& path, int processes, int index) {
+  if (processes <= 1) return path;
+  const std::filesystem::path p(path);
+  const std::string name = p.stem().string() + ".process" + std::to_string(index) + p.extension().string();
+  return (p.parent_path() / name).string();
+}
+
 int process_count_for(const RunSettings& settings) {
   if (settings.num_processes) return *settings.num_processes;
   try {
@@ -191,10 +199,12 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
     opts.observers.push_back(status);
     if (!settings.trace_path.empty()) {
-      opts.observers.push_back(std::make_shared<JsonlTraceWriter>(settings.trace_path, settings.deterministic));
+      opts.observers.push_back(std::make_shared<JsonlTraceWriter>(
+          path_for_process(settings.trace_path, opts.process_count, opts.process_index), settings.deterministic));
     }
     if (!settings.timeline_path.empty()) {
-      opts.observers.push_back(std::make_shared<ChromeTraceWriter>(settings.timeline_path));
+      opts.observers.push_back(std::make_shared<ChromeTraceWriter>(
+          path_for_process(settings.timeline_path, opts.process_count, opts.process_index)));
     }
     opts.print_sink = [&out](const DebugPrint& p) { out << p.line() << std::flush; };
     bool interactive = settings.breakpoints == BreakpointMode::kPrompt ||

@@ -66,6 +66,11 @@ struct RunOutcome {
 /// 0 ok, 1 program error, 2 usage or syntax error, 3 deadlock, 4 mismatch, 130 interrupted.
 int exit_code_for_kind(const std::string& kind);
 
+/// Where process `index` of `processes` writes a file the user named once
+/// (--trace, --timeline): `path` itself for one process, else
+/// "run.process1.jsonl" for "run.jsonl", so processes never share a file.
+std::string path_for_process(const std::string& path, int processes, int index);
+
 /// The number of processes `settings` asks for: --num-processes, else the
 /// file's `processes=` header, else 1 (also when the file cannot be read:
 /// running it then reports why).

@@ -1,9 +1,11 @@
 #include "spmd/trace/replay.h"
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 
 #include "rendezvous/rendezvous.h"
+#include "rendezvous/run_reports.h"
 #include "runtime/device_context.h"
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"
@@ -85,14 +87,55 @@ struct Replayer {
 
 }  // namespace
 
-ReplaySummary replay_trace(std::istream& in, const std::string& source, RuntimeOptions options) {
-  Trace trace = detail::read_trace(in, source);
+namespace {
+
+// A top-level device's index in its pmap: row-major over its axes.
+std::int64_t flat_index(const TraceDevice& d) {
+  std::int64_t i = 0;
+  for (const auto& b : d.env) i = i * b.size + b.index;
+  return i;
+}
+
+// The top-level devices in pmap order; every index of the mesh exactly once.
+std::vector<const TraceDevice*> top_level_devices(const Trace& trace, const std::vector<std::string>& sources,
+                                                  const std::vector<std::size_t>& source_of) {
   std::vector<const TraceDevice*> top;
-  int max_device = 0;
   for (const auto& d : trace.contexts) {
     if (d.parent < 0) top.push_back(&d);
-    max_device = std::max(max_device, d.device);
   }
+  std::stable_sort(top.begin(), top.end(),
+                   [](const TraceDevice* a, const TraceDevice* b) { return flat_index(*a) < flat_index(*b); });
+  std::int64_t n = 1;
+  for (const auto& b : top[0]->env) n *= b.size;
+  for (std::size_t k = 1; k < top.size(); ++k) {
+    if (flat_index(*top[k]) != flat_index(*top[k - 1])) continue;
+    const std::string& a = sources[source_of[static_cast<std::size_t>(top[k - 1]->uid)]];
+    const std::string& b = sources[source_of[static_cast<std::size_t>(top[k]->uid)]];
+    throw_invalid_argument("UsageError",
+                           top[k]->label + " is recorded twice (" + (a == b ? "in " + a : "in " + a + " and " + b) +
+                               ")",
+                           sources.size() > 1 ? "a run with every device in every process records every device in "
+                                                "each process's trace: replay one of them"
+                                              : "a trace holds one pmap run; record each run to its own file");
+  }
+  if (static_cast<std::int64_t>(top.size()) != n) {
+    std::vector<int> have;
+    for (const TraceDevice* d : top) have.push_back(d->device);
+    throw_invalid_argument(
+        "UsageError",
+        "the trace" + std::string(sources.size() > 1 ? "s hold " : " holds ") + std::to_string(top.size()) + " of the " +
+            std::to_string(n) + " devices of the run (" + detail::format_ids(have, "device", "devices") + ")",
+        "a process of a run with local devices records only its own devices: replay every process's trace "
+        "together, e.g. spmd replay run.process0.jsonl run.process1.jsonl");
+  }
+  return top;
+}
+
+ReplaySummary replay_merged(const Trace& trace, const std::vector<std::string>& sources,
+                            const std::vector<std::size_t>& source_of, RuntimeOptions options) {
+  std::vector<const TraceDevice*> top = top_level_devices(trace, sources, source_of);
+  int max_device = 0;
+  for (const auto& d : trace.contexts) max_device = std::max(max_device, d.device);
   // read_trace checked that there are top-level devices and that they share one mesh.
   options.devices = std::max({options.devices, max_device + 1, trace.devices, static_cast<int>(top.size())});
   options.collectives_move_data = false;
@@ -109,12 +152,64 @@ ReplaySummary replay_trace(std::istream& in, const std::string& source, RuntimeO
                        trace.end_kind};
 }
 
-ReplaySummary replay_trace_file(const std::string& path, RuntimeOptions options) {
+std::ifstream open_trace(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
-    throw_invalid_argument("UsageError", "cannot read the trace file '" + path + "'", "check the path");
-  }
+  if (!in) throw_invalid_argument("UsageError", "cannot read the trace file '" + path + "'", "check the path");
+  return in;
+}
+
+}  // namespace
+
+ReplaySummary replay_trace(std::istream& in, const std::string& source, RuntimeOptions options) {
+  Trace trace = detail::read_trace(in, source);
+  return replay_merged(trace, {source}, std::vector<std::size_t>(trace.contexts.size(), 0), std::move(options));
+}
+
+ReplaySummary replay_trace_file(const std::string& path, RuntimeOptions options) {
+  std::ifstream in = open_trace(path);
   return replay_trace(in, path, std::move(options));
+}
+
+ReplaySummary replay_trace_files(const std::vector<std::string>& paths, RuntimeOptions options) {
+  if (paths.size() == 1) return replay_trace_file(paths[0], std::move(options));
+  // One trace of all the processes' devices, uids renumbered after each other.
+  Trace merged;
+  std::vector<std::size_t> source_of;
+  for (std::size_t k = 0; k < paths.size(); ++k) {
+    std::ifstream in = open_trace(paths[k]);
+    Trace t = detail::read_trace(in, paths[k]);
+    const int offset = static_cast<int>(merged.contexts.size());
+    for (TraceDevice& d : t.contexts) {
+      d.uid += offset;
+      if (d.parent >= 0) d.parent += offset;
+      merged.contexts.push_back(std::move(d));
+      source_of.push_back(k);
+    }
+    if (k == 0 || merged.backend.empty()) merged.backend = t.backend;
+    merged.devices = std::max(merged.devices, t.devices);
+    // The run ended as its worst process did: an error over ok.
+    if (merged.end_status.empty() || (merged.end_status == "ok" && !t.end_status.empty())) {
+      merged.end_status = t.end_status;
+      merged.end_kind = t.end_kind;
+    }
+  }
+  const TraceDevice* first = nullptr;
+  for (const auto& d : merged.contexts) {
+    if (d.parent >= 0) continue;
+    if (first == nullptr) first = &d;
+    bool same = d.env.size() == first->env.size();
+    for (std::size_t a = 0; same && a < d.env.size(); ++a) {
+      same = d.env[a].name == first->env[a].name && d.env[a].size == first->env[a].size;
+    }
+    if (!same) {
+      throw_invalid_argument("UsageError",
+                             "the traces disagree on the axes of their devices (" + first->label + " in " +
+                                 paths[source_of[static_cast<std::size_t>(first->uid)]] + ", " + d.label + " in " +
+                                 paths[source_of[static_cast<std::size_t>(d.uid)]] + ")",
+                             "replay together only the traces of one run's processes");
+    }
+  }
+  return replay_merged(merged, paths, source_of, std::move(options));
 }
 
 }  // namespace spmd

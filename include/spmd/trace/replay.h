@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <istream>
 #include <string>
+#include <vector>
 
 #include "spmd/runtime/runtime.h"
 
@@ -25,5 +26,13 @@ struct ReplaySummary {
 /// collectives_move_data is forced off.
 ReplaySummary replay_trace(std::istream& in, const std::string& source, RuntimeOptions options = {});
 ReplaySummary replay_trace_file(const std::string& path, RuntimeOptions options = {});
+/// Replays the traces of one run's processes together (each process of a
+/// run with local devices records only its own devices, e.g.
+/// run.process0.jsonl and run.process1.jsonl): their devices meet at the
+/// same rendezvous, so a deadlock across processes gets the simulator's
+/// per-device report. Throws UsageError when a device is in two traces (with
+/// every device in every process, replay one process's trace) or when the
+/// traces miss some of the run's devices.
+ReplaySummary replay_trace_files(const std::vector<std::string>& paths, RuntimeOptions options = {});
 
 }  // namespace spmd

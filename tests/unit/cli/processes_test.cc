@@ -213,3 +213,46 @@ out = jax.pmap(inner, axis_name='d')(jnp.ones((2, 2)))
                               "(process 0 of 2 runs devices 0..1 of 4)\n"));
   }
 }
+
+TEST_CASE("cli::processes: each process traces to its own file; replaying them together finds the deadlock", "[cli]") {
+  std::string path = write_temp_scenario("cli-processes", "traced_skip.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+def step(v):
+    y = lax.psum(v, 'i')
+    if jax.process_index() == 1:
+        return y
+    return lax.psum(y, 'i')
+n = jax.local_device_count()
+out = jax.pmap(step, axis_name='i')(jnp.arange(n * 1.0))
+)");
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const std::string t0 = dir + "/run.process0.jsonl", t1 = dir + "/run.process1.jsonl";
+  std::filesystem::remove(t0);
+  std::filesystem::remove(t1);
+  Subprocess run({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2", "--process-devices", "local",
+                  "--trace", dir + "/run.jsonl"});
+  REQUIRE(run.wait() == 3);
+  REQUIRE(std::filesystem::exists(t0));
+  REQUIRE(std::filesystem::exists(t1));
+  REQUIRE_FALSE(std::filesystem::exists(dir + "/run.jsonl"));
+
+  // Together: the simulator's own per-device report of the same deadlock.
+  Subprocess both({SPMD_BIN_PATH, "replay", t0, t1});
+  REQUIRE(both.wait() == 3);
+  INFO(both.err());
+  REQUIRE(has(both.err(), "error[Deadlock]: deadlock: devices {0, 1} wait at psum over 'i' #1 (" + path +
+                              ":8:12) but device 2 returned after 1 collective; device 3 returned after 1 collective\n"));
+  REQUIRE(has(both.err(), "first differing decision: if at " + path +
+                              ":6:5: was false on devices {0, 1}; was true on devices {2, 3}\n"));
+  REQUIRE(has(both.err(), "reproduce: spmd replay " + t0 + " " + t1 + "\n"));
+
+  // Alone, a process's trace is a part of the run, and says so.
+  Subprocess one({SPMD_BIN_PATH, "replay", t1});
+  REQUIRE(one.wait() == 2);
+  REQUIRE(has(one.err(), "error[UsageError]: the trace holds 2 of the 4 devices of the run (devices {2, 3})\n"));
+  REQUIRE(has(one.err(), "replay every process's trace together"));
+  Subprocess twice({SPMD_BIN_PATH, "replay", t0, t0});
+  REQUIRE(twice.wait() == 2);
+  REQUIRE(has(twice.err(), "error[UsageError]: device 0 is recorded twice (in " + t0 + ")\n"));
+}
