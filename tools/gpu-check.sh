@@ -189,28 +189,22 @@ fi
 note "ok: scenarios ($((SECONDS - t0)) s)"
 
 # --- NCCL across processes (--process-devices local) ---------------------------
-# Two processes on this host, one GPU each (CUDA_VISIBLE_DEVICES), against the
-# simulator's one-process output of the same scenario. NCCL refuses two ranks
-# on one GPU, so this needs two GPUs.
+# Two processes started by spmd's launcher, which gives each its own GPU
+# (CUDA_VISIBLE_DEVICES), against the simulator's one-process output of the
+# same scenario. NCCL refuses two ranks on one GPU, so this needs two GPUs.
 if [[ "${GPUS:-0}" -ge 2 ]]; then
   f=scenarios/multiprocess/local_devices_collectives.py
-  store=$(mktemp -d)
-  rmdir "$store"
-  for r in 0 1; do
-    CUDA_VISIBLE_DEVICES=$r timeout 120 "$SPMD" run "$f" --backend cuda --devices 2 --num-processes 2 \
-      --process-id $r --process-devices local --store "$store" --watchdog-seconds 60 </dev/null \
-      >"$LOGS/xproc.$r.out" 2>"$LOGS/xproc.$r.err" &
-  done
-  wait
-  timeout 120 "$SPMD" run "$f" --backend sim --devices 2 --num-processes 1 </dev/null >"$LOGS/xproc.sim.out" 2>/dev/null
-  if cat "$LOGS/xproc.0.out" "$LOGS/xproc.1.out" | cmp -s - "$LOGS/xproc.sim.out"; then
+  timeout 180 "$SPMD" run "$f" --backend cuda --devices 2 --num-processes 2 --process-devices local \
+    --watchdog-seconds 60 </dev/null >"$LOGS/xproc.out" 2>"$LOGS/xproc.err"
+  for r in 0 1; do sed -n "s/^\[process $r\] //p" "$LOGS/xproc.out"; done >"$LOGS/xproc.ranks"
+  timeout 120 "$SPMD" run "$f" --backend sim --devices 2 --num-processes 1 </dev/null >"$LOGS/xproc.sim" 2>/dev/null
+  if [[ -s "$LOGS/xproc.sim" ]] && cmp -s "$LOGS/xproc.ranks" "$LOGS/xproc.sim"; then
     note "verified: NCCL across 2 processes (ncclCommInitRank, id through the store) gives the simulator's values"
   else
     note "FAILED: NCCL across 2 processes differs from the simulator (logs: xproc.*)"
     for x in "$LOGS"/xproc.*; do keep_log "$x" "$(basename "$x")"; done
     FAILED=1
   fi
-  rm -rf "$store"
 else
   note "not verified: NCCL across processes (needs 2 GPUs: NCCL refuses two ranks on one GPU)"
 fi

@@ -18,7 +18,8 @@ k = ids[:, None] * 10 + jnp.arange(4)[None, :]          # int32
 
 
 def step(x, k):
-    right = [(i, (i + 1) % 4) for i in range(4)]
+    d = jax.device_count()
+    right = [(i, (i + 1) % d) for i in range(d)]
     return (lax.axis_index('i'), lax.psum(x, 'i'), lax.pmean(x, 'i'), lax.pmax(k, 'i'), lax.pmin(x, 'i'),
             lax.all_gather(k, 'i'), lax.all_gather(x, 'i', tiled=True), lax.psum_scatter(k, 'i', tiled=True),
             lax.all_to_all(k, 'i', 0, 0, tiled=True), lax.ppermute(x, 'i', right),

@@ -184,8 +184,9 @@ int main(int argc, char** argv) {
       }
       std::vector<std::string> args(argv, argv + argc);
       if (!run_settings.num_processes) args.insert(args.end(), {"--num-processes", std::to_string(processes)});
-      auto launched = spmd::cli::launch_processes(args, processes, run_settings.store,
-                                                  spmd::cli::marked_lines(std::cout, std::cerr));
+      auto launched = spmd::cli::launch_processes(
+          args, processes, run_settings.store, spmd::cli::marked_lines(std::cout, std::cerr),
+          spmd::cli::gpus_for_launch(spmd::cli::process_layout_for(run_settings), run_settings.backend));
       std::string codes;
       for (std::size_t r = 0; r < launched.process_codes.size(); ++r) {
         codes += (r ? ", " : "") + std::to_string(launched.process_codes[r]);

@@ -42,7 +42,31 @@ LineSink marked_lines(std::ostream& out, std::ostream& err) {
   };
 }
 
-LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, const LineSink& sink) {
+std::vector<std::string> gpus_per_process(int processes, int local_devices, const char* visible) {
+  std::vector<std::string> ids;
+  if (visible != nullptr && *visible != '\0') {
+    std::stringstream list(visible);
+    for (std::string id; std::getline(list, id, ',');) ids.push_back(id);
+  } else {
+    for (int i = 0; i < processes * local_devices; ++i) ids.push_back(std::to_string(i));
+  }
+  if (static_cast<int>(ids.size()) < processes * local_devices) return {};
+  std::vector<std::string> out(static_cast<std::size_t>(processes));
+  for (int r = 0; r < processes; ++r) {
+    for (int i = 0; i < local_devices; ++i) {
+      out[static_cast<std::size_t>(r)] += (i ? "," : "") + ids[static_cast<std::size_t>(r * local_devices + i)];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> gpus_for_launch(const ProcessLayout& layout, const std::string& backend) {
+  if (backend != "cuda" || !layout.local_devices || layout.devices % layout.processes != 0) return {};
+  return gpus_per_process(layout.processes, layout.devices / layout.processes, std::getenv("CUDA_VISIBLE_DEVICES"));
+}
+
+LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, const LineSink& sink,
+                              const std::vector<std::string>& gpus) {
   LaunchResult result;
   const bool temporary = store.empty();
   if (temporary) {
@@ -71,6 +95,8 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
       ::dup2(out_pipe[1], 1);
       ::dup2(err_pipe[1], 2);
       for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
+      // One host, several ranks: each its own GPUs.
+      if (!gpus.empty()) ::setenv("CUDA_VISIBLE_DEVICES", gpus[static_cast<std::size_t>(r)].c_str(), 1);
       std::vector<std::string> args = argv;
       args.insert(args.end(), {"--process-id", std::to_string(r), "--store", store});
       std::vector<char*> cargs;
@@ -148,9 +174,12 @@ RunOutcome run_scenario_processes(const RunSettings& settings, int n) {
     argv.insert(argv.end(), {"--process-devices", *settings.process_local_devices ? "local" : "all"});
   }
   std::vector<std::string> json(static_cast<std::size_t>(n));
-  LaunchResult launched = launch_processes(argv, n, settings.store, [&](int rank, bool is_stderr, const std::string& line) {
-    if (!is_stderr) json[static_cast<std::size_t>(rank)] += line + "\n";
-  });
+  LaunchResult launched = launch_processes(
+      argv, n, settings.store,
+      [&](int rank, bool is_stderr, const std::string& line) {
+        if (!is_stderr) json[static_cast<std::size_t>(rank)] += line + "\n";
+      },
+      gpus_for_launch(process_layout_for(settings), settings.backend));
   RunOutcome decisive;
   decisive.exit_code = -1;
   std::string all_stdout;

@@ -26,8 +26,21 @@ using LineSink = std::function<void(int rank, bool is_stderr, const std::string&
 
 /// Runs `argv` (an spmd command line; argv[0] is ignored, this executable
 /// runs) N times, adding "--process-id r --store DIR" (DIR: `store`, or a
-/// fresh temporary directory when empty).
-LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, const LineSink& sink);
+/// fresh temporary directory when empty). `gpus`, when not empty, is each
+/// rank's CUDA_VISIBLE_DEVICES.
+LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::string store, const LineSink& sink,
+                              const std::vector<std::string>& gpus = {});
+
+/// Each rank's CUDA_VISIBLE_DEVICES when one host runs every process of a
+/// cuda job with local devices: rank r gets GPUs r*L .. r*L+L-1 of
+/// `visible` (this process's CUDA_VISIBLE_DEVICES; null or empty: 0, 1,
+/// ...), so that no two ranks share a GPU (NCCL refuses that). Empty when
+/// `visible` lists fewer than processes * L (each rank then reports it).
+std::vector<std::string> gpus_per_process(int processes, int local_devices, const char* visible);
+
+/// The `gpus` to launch `layout` with on the `backend`: split GPUs for a
+/// cuda job with local devices, else none.
+std::vector<std::string> gpus_for_launch(const ProcessLayout& layout, const std::string& backend);
 
 /// A sink writing "[process r] line" to `out` or `err`.
 LineSink marked_lines(std::ostream& out, std::ostream& err);

@@ -141,17 +141,24 @@ std::string path_for_process(const std::string& path, int processes, int index) 
   return (p.parent_path() / name).string();
 }
 
-int process_count_for(const RunSettings& settings) {
-  if (settings.num_processes) return *settings.num_processes;
+ProcessLayout process_layout_for(const RunSettings& settings) {
+  ScenarioHeader header;
   try {
     std::ifstream file(settings.path);
     std::stringstream buf;
     buf << file.rdbuf();
-    return parse_scenario_header(buf.str(), settings.path).processes.value_or(1);
+    header = parse_scenario_header(buf.str(), settings.path);
   } catch (const Error&) {
-    return 1;
+    // Running the file reports why it cannot be read or parsed.
   }
+  ProcessLayout l;
+  l.processes = settings.num_processes.value_or(header.processes.value_or(1));
+  l.devices = settings.devices.value_or(header.devices.value_or(8));
+  l.local_devices = l.processes > 1 && settings.process_local_devices.value_or(header.process_local_devices.value_or(false));
+  return l;
 }
+
+int process_count_for(const RunSettings& settings) { return process_layout_for(settings).processes; }
 
 RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ostream& err, std::istream& in) {
   RunOutcome outcome;

@@ -71,6 +71,15 @@ int exit_code_for_kind(const std::string& kind);
 /// "run.process1.jsonl" for "run.jsonl", so processes never share a file.
 std::string path_for_process(const std::string& path, int processes, int index);
 
+/// How `settings` (and the file's header, which they override) lay a run
+/// out over processes.
+struct ProcessLayout {
+  int processes = 1;
+  int devices = 8;             ///< of the whole job
+  bool local_devices = false;  ///< each process runs devices / processes of them
+};
+ProcessLayout process_layout_for(const RunSettings& settings);
+
 /// The number of processes `settings` asks for: --num-processes, else the
 /// file's `processes=` header, else 1 (also when the file cannot be read:
 /// running it then reports why).

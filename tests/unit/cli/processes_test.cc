@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli/process_launcher.h"
 #include "support/subprocess.h"
 #include "support/temp_scenario.h"
 
@@ -255,4 +256,19 @@ out = jax.pmap(step, axis_name='i')(jnp.arange(n * 1.0))
   Subprocess twice({SPMD_BIN_PATH, "replay", t0, t0});
   REQUIRE(twice.wait() == 2);
   REQUIRE(has(twice.err(), "error[UsageError]: device 0 is recorded twice (in " + t0 + ")\n"));
+}
+
+TEST_CASE("cli::processes: one host's cuda ranks with local devices each get their own GPUs", "[cli]") {
+  using spmd::cli::gpus_per_process;
+  REQUIRE(gpus_per_process(2, 2, nullptr) == std::vector<std::string>{"0,1", "2,3"});
+  REQUIRE(gpus_per_process(2, 1, "") == std::vector<std::string>{"0", "1"});
+  // The ranks share out what this process may see, in its order.
+  REQUIRE(gpus_per_process(2, 2, "7,5,3,1") == std::vector<std::string>{"7,5", "3,1"});
+  REQUIRE(gpus_per_process(3, 1, "GPU-aa,GPU-bb,GPU-cc") == std::vector<std::string>{"GPU-aa", "GPU-bb", "GPU-cc"});
+  // Too few: nothing is set, and each rank reports the GPUs it lacks.
+  REQUIRE(gpus_per_process(2, 2, "0,1,2").empty());
+  spmd::cli::ProcessLayout layout{2, 4, true};
+  REQUIRE(spmd::cli::gpus_for_launch(layout, "sim").empty());
+  layout.local_devices = false;
+  REQUIRE(spmd::cli::gpus_for_launch(layout, "cuda").empty());
 }
