@@ -105,6 +105,7 @@ Json RunOutcome::to_json() const {
   j.set("where", report ? loc_to_json(report->where) : Json());
   j.set("pmap_runs", pmap_runs);
   j.set("device_count", device_count);
+  j.set("local_device_count", local_device_count > 0 ? local_device_count : device_count);
   Json ds = Json::array();
   for (const auto& d : devices) {
     Json dj = Json::object();
@@ -129,7 +130,10 @@ Json RunOutcome::to_json() const {
 std::string RunOutcome::summary() const {
   if (status == "ok") {
     return "ok: " + std::to_string(pmap_runs) + " pmap run" + (pmap_runs == 1 ? "" : "s") + " on " +
-           std::to_string(device_count) + " virtual devices";
+           std::to_string(device_count) + " virtual devices" +
+           (local_device_count > 0 && local_device_count != device_count
+                ? " (" + std::to_string(local_device_count) + " in this process)"
+                : "");
   }
   return status + (report ? " (" + report->kind + ")" : "") + ", exit code " + std::to_string(exit_code);
 }
@@ -224,6 +228,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     outcome.device_count = opts.devices;
 
     Runtime rt(opts);
+    outcome.local_device_count = rt.local_device_count();
     set_default_runtime(&rt);
     set_active_runtime(&rt);
     struct Reset {

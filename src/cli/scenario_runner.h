@@ -56,6 +56,7 @@ struct RunOutcome {
   std::vector<DeviceStatus> devices;  // where each device of the last pmap run stands
   int pmap_runs = 0;
   int device_count = 0;               // jax.device_count() of the run
+  int local_device_count = 0;         // jax.local_device_count(): fewer with local devices across processes
   std::string stdout_text;            // when captured
 
   Json to_json() const;

@@ -135,6 +135,7 @@ TEST_CASE("cli::processes: with local devices every collective's data crosses pr
   REQUIRE(by_process(two.out(), 2) == one.out());
   REQUIRE(has(two.out(), "[process 1] device 2 [2, "));
   REQUIRE_FALSE(has(two.out(), "[process 0] device 2"));
+  REQUIRE(has(two.err(), "[process 1] spmd: ok: 1 pmap run on 4 virtual devices (2 in this process)\n"));
   // spmd test runs it the same way.
   Subprocess t({SPMD_BIN_PATH, "test", kLocalCollectives});
   REQUIRE(t.wait() == 0);
