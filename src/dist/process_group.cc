@@ -51,6 +51,18 @@ std::string where_it_waits(const Json& state) {
   return state.string_at("at") + (loc.valid() ? " (" + loc.to_string() + ")" : "");
 }
 
+// Fills the entries of `got` (one per member) that `fetch(rank)` finds
+// posted by now; true once every member's is there.
+template <class T, class Fetch>
+bool collect(std::vector<std::optional<T>>& got, const std::vector<int>& members, Fetch fetch) {
+  bool all = true;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (!got[i]) got[i] = fetch(members[i]);
+    if (!got[i]) all = false;
+  }
+  return all;
+}
+
 bool terminal(const std::string& state) { return state == "finished" || state == "raised" || state == "stopped"; }
 
 // A rank that declared a deadlock stopped where it waited; for everyone
@@ -364,13 +376,11 @@ std::vector<std::string> ProcessGroup::exchange(std::string_view name, std::stri
   const auto since = std::chrono::steady_clock::now();
   notified_ = false;
   while (true) {
-    bool all = true;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (got[i]) continue;
-      got[i] = members[i] == rank_ ? std::optional<std::string>(std::string(mine)) : store_.get(key_of(members[i]));
-      if (!got[i]) all = false;
+    if (collect(got, members, [&](int r) {
+          return r == rank_ ? std::optional<std::string>(std::string(mine)) : store_.get(key_of(r));
+        })) {
+      break;
     }
-    if (all) break;
     // Every member passed the same check: each posts its part next, unless
     // it failed or vanished (check_peers throws) or ended without it.
     Snapshot s = read_states();
@@ -441,15 +451,11 @@ void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::v
   const auto since = std::chrono::steady_clock::now();
   notified_ = false;
   while (true) {
-    bool all = true;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (got[i]) continue;
-      if (auto text = store_.get(sig_key(group, n, members[i]))) {
-        got[i] = signature_from_json(Json::parse(*text, sig_key(group, n, members[i])));
-      } else {
-        all = false;
-      }
-    }
+    const bool all = collect(got, members, [&](int r) -> std::optional<CollectiveSignature> {
+      auto text = store_.get(sig_key(group, n, r));
+      if (!text) return std::nullopt;
+      return signature_from_json(Json::parse(*text, sig_key(group, n, r)));
+    });
     if (all) {
       std::vector<CollectiveSignature> sigs;
       for (auto& g : got) sigs.push_back(std::move(*g));

@@ -193,21 +193,13 @@ ReplaySummary replay_trace_files(const std::vector<std::string>& paths, RuntimeO
       merged.end_kind = t.end_kind;
     }
   }
-  const TraceDevice* first = nullptr;
-  for (const auto& d : merged.contexts) {
-    if (d.parent >= 0) continue;
-    if (first == nullptr) first = &d;
-    bool same = d.env.size() == first->env.size();
-    for (std::size_t a = 0; same && a < d.env.size(); ++a) {
-      same = d.env[a].name == first->env[a].name && d.env[a].size == first->env[a].size;
-    }
-    if (!same) {
-      throw_invalid_argument("UsageError",
-                             "the traces disagree on the axes of their devices (" + first->label + " in " +
-                                 paths[source_of[static_cast<std::size_t>(first->uid)]] + ", " + d.label + " in " +
-                                 paths[source_of[static_cast<std::size_t>(d.uid)]] + ")",
-                             "replay together only the traces of one run's processes");
-    }
+  const detail::TopLevelAxes axes = detail::check_top_level_axes(merged);
+  if (axes.differs != nullptr) {
+    auto in = [&](const TraceDevice* d) { return d->label + " in " + paths[source_of[static_cast<std::size_t>(d->uid)]]; };
+    throw_invalid_argument("UsageError",
+                           "the traces disagree on the axes of their devices (" + in(axes.first) + ", " +
+                               in(axes.differs) + ")",
+                           "replay together only the traces of one run's processes");
   }
   return replay_merged(merged, paths, source_of, std::move(options));
 }

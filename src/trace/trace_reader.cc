@@ -274,24 +274,33 @@ Trace read_trace(std::istream& in, const std::string& source) {
   }
   if (trace.contexts.empty()) bad(source, last_line, 1, "", "the trace has no devices", "record one with spmd run --trace FILE");
   // Replay runs one pmap: its top-level devices must share one mesh.
-  const TraceDevice* first_top = nullptr;
+  const TopLevelAxes axes = check_top_level_axes(trace);
+  if (axes.differs != nullptr) {
+    bad(source, axes.differs->start_line, 1, "", "top-level devices disagree on their axes (" + axes.differs->label + ")",
+        "a trace holds one pmap run; record each run to its own file");
+  }
+  if (axes.first == nullptr) bad(source, last_line, 1, "", "the trace has no top-level devices", "record one with spmd run --trace FILE");
+  return trace;
+}
+
+TopLevelAxes check_top_level_axes(const Trace& trace) {
+  TopLevelAxes r;
   for (const auto& d : trace.contexts) {
     if (d.parent >= 0) continue;
-    if (first_top == nullptr) {
-      first_top = &d;
+    if (r.first == nullptr) {
+      r.first = &d;
       continue;
     }
-    bool same = d.env.size() == first_top->env.size();
+    bool same = d.env.size() == r.first->env.size();
     for (std::size_t a = 0; same && a < d.env.size(); ++a) {
-      same = d.env[a].name == first_top->env[a].name && d.env[a].size == first_top->env[a].size;
+      same = d.env[a].name == r.first->env[a].name && d.env[a].size == r.first->env[a].size;
     }
     if (!same) {
-      bad(source, d.start_line, 1, "", "top-level devices disagree on their axes (" + d.label + ")",
-          "a trace holds one pmap run; record each run to its own file");
+      r.differs = &d;
+      return r;
     }
   }
-  if (first_top == nullptr) bad(source, last_line, 1, "", "the trace has no top-level devices", "record one with spmd run --trace FILE");
-  return trace;
+  return r;
 }
 
 }  // namespace spmd::detail

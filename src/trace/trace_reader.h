@@ -47,6 +47,14 @@ struct Trace {
 /// events, missing fields, and events of devices that never started.
 Trace read_trace(std::istream& in, const std::string& source);
 
+/// The first top-level device, and the first one whose axes (names and
+/// sizes) differ from its, if any: a replay runs one pmap over one mesh.
+struct TopLevelAxes {
+  const TraceDevice* first = nullptr;
+  const TraceDevice* differs = nullptr;
+};
+TopLevelAxes check_top_level_axes(const Trace& trace);
+
 /// "f32[4,8]" -> {float32, (4, 8)}; false when malformed.
 bool parse_operand_type(const std::string& text, OperandType& out);
 /// Inverse of CollectiveSignature::params(); false when malformed.

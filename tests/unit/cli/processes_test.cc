@@ -107,6 +107,20 @@ namespace {
 const std::string kLocalCollectives =
     std::string(SPMD_SOURCE_DIR) + "/scenarios/multiprocess/local_devices_collectives.py";
 
+// With local devices: process 1 returns after the first psum (line 8 is the second).
+const char* kLocalSkipOnProcessOne = R"(import jax
+import jax.numpy as jnp
+from jax import lax
+def step(v):
+    y = lax.psum(v, 'i')
+    if jax.process_index() == 1:
+        return y
+    return lax.psum(y, 'i')
+n = jax.local_device_count()
+out = jax.pmap(step, axis_name='i')(jnp.arange(n * 1.0) + jax.process_index() * n)
+print(out)
+)";
+
 // The lines of each "[process r] " in rank order, without the prefix.
 std::string by_process(const std::string& text, int processes) {
   std::string out;
@@ -160,18 +174,7 @@ out = jax.pmap(lambda v: lax.psum(v, 'i'), axis_name='i')(jnp.arange(4.0))
     REQUIRE(has(p.err(), "spmd: 2 processes exited with [1, 1]\n"));
   }
   SECTION("process 1 returns after one psum: a deadlock across processes, exactly") {
-    std::string path = write_temp_scenario("cli-processes", "local_skip.py", R"(import jax
-import jax.numpy as jnp
-from jax import lax
-def step(v):
-    y = lax.psum(v, 'i')
-    if jax.process_index() == 1:
-        return y
-    return lax.psum(y, 'i')
-n = jax.local_device_count()
-out = jax.pmap(step, axis_name='i')(jnp.arange(n * 1.0) + jax.process_index() * n)
-print(out)
-)");
+    std::string path = write_temp_scenario("cli-processes", "local_skip.py", kLocalSkipOnProcessOne);
     Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2", "--process-devices", "local"});
     REQUIRE(p.wait() == 3);
     REQUIRE(p.out() == "[process 1] [6. 6.]\n");  // 0 + 1 + 2 + 3 from both processes
@@ -217,17 +220,7 @@ out = jax.pmap(inner, axis_name='d')(jnp.ones((2, 2)))
 }
 
 TEST_CASE("cli::processes: each process traces to its own file; replaying them together finds the deadlock", "[cli]") {
-  std::string path = write_temp_scenario("cli-processes", "traced_skip.py", R"(import jax
-import jax.numpy as jnp
-from jax import lax
-def step(v):
-    y = lax.psum(v, 'i')
-    if jax.process_index() == 1:
-        return y
-    return lax.psum(y, 'i')
-n = jax.local_device_count()
-out = jax.pmap(step, axis_name='i')(jnp.arange(n * 1.0))
-)");
+  std::string path = write_temp_scenario("cli-processes", "traced_skip.py", kLocalSkipOnProcessOne);
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const std::string t0 = dir + "/run.process0.jsonl", t1 = dir + "/run.process1.jsonl";
   std::filesystem::remove(t0);
@@ -257,6 +250,18 @@ out = jax.pmap(step, axis_name='i')(jnp.arange(n * 1.0))
   Subprocess twice({SPMD_BIN_PATH, "replay", t0, t0});
   REQUIRE(twice.wait() == 2);
   REQUIRE(has(twice.err(), "error[UsageError]: device 0 is recorded twice (in " + t0 + ")\n"));
+  // Another run's trace (other axes) does not belong with them.
+  std::string other = write_temp_scenario("cli-processes", "other_axis.py", R"(import jax
+import jax.numpy as jnp
+jax.pmap(lambda v: jax.lax.psum(v, 'j'), axis_name='j')(jnp.ones(2))
+)");
+  const std::string t2 = dir + "/other.jsonl";
+  Subprocess rec({SPMD_BIN_PATH, "run", other, "--devices", "2", "--trace", t2});
+  REQUIRE(rec.wait() == 0);
+  Subprocess mixed({SPMD_BIN_PATH, "replay", t0, t2});
+  REQUIRE(mixed.wait() == 2);
+  REQUIRE(has(mixed.err(), "error[UsageError]: the traces disagree on the axes of their devices (device 0 in " + t0 +
+                               ", device 0 in " + t2 + ")\n"));
 }
 
 TEST_CASE("cli::processes: one host's cuda ranks with local devices each get their own GPUs", "[cli]") {
