@@ -20,10 +20,12 @@ k = ids[:, None] * 10 + jnp.arange(4)[None, :]          # int32
 def step(x, k):
     d = jax.device_count()
     right = [(i, (i + 1) % d) for i in range(d)]
+    pairs = [[i, d - 1 - i] for i in range(d // 2)]       # each pair spans both processes
     return (lax.axis_index('i'), lax.psum(x, 'i'), lax.pmean(x, 'i'), lax.pmax(k, 'i'), lax.pmin(x, 'i'),
             lax.all_gather(k, 'i'), lax.all_gather(x, 'i', tiled=True), lax.psum_scatter(k, 'i', tiled=True),
             lax.all_to_all(k, 'i', 0, 0, tiled=True), lax.ppermute(x, 'i', right),
-            lax.psum(x.astype(jnp.bfloat16), 'i'))
+            lax.psum(x.astype(jnp.bfloat16), 'i'), lax.psum(k, 'i', axis_index_groups=pairs),
+            lax.all_gather(x, 'i', axis_index_groups=pairs))
 
 
 outs = jax.pmap(step, axis_name='i')(x, k)
