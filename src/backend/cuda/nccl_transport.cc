@@ -59,8 +59,9 @@ NcclTransport::Comms& NcclTransport::comms_for(const detail::TransportGroup& g) 
 void NcclTransport::init_across_processes(const detail::TransportGroup& g, Comms& c) {
   ErrorSite site{g.devices.front(), "communicator setup for " + g.op};
   std::vector<int> members(g.devices.begin(), g.devices.end());
-  // Process 0 makes the id (it runs device 0, a member of every group a
-  // one-axis pmap has); every process receives the same bytes.
+  // Process 0 makes the id; every process receives the same bytes. Every
+  // process sets up every group of a collective (the data plane visits all
+  // groups, also those without a rank here), so process 0 is always there.
   const std::string id_bytes = processes_->share("nccl." + dist::group_key(members), [&] {
     ncclUniqueId id;
     SPMD_NCCL_CHECK(ncclGetUniqueId(&id), site);
