@@ -97,7 +97,16 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
       for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
       // One host, several ranks: each its own GPUs.
       if (!gpus.empty()) ::setenv("CUDA_VISIBLE_DEVICES", gpus[static_cast<std::size_t>(r)].c_str(), 1);
-      std::vector<std::string> args = argv;
+      // The store is passed once, as the directory chosen above (the user's
+      // own --store, if any, is that one already).
+      std::vector<std::string> args;
+      for (std::size_t i = 0; i < argv.size(); ++i) {
+        if (argv[i] == "--store" && i + 1 < argv.size()) {
+          ++i;
+        } else if (argv[i].rfind("--store=", 0) != 0) {
+          args.push_back(argv[i]);
+        }
+      }
       args.insert(args.end(), {"--process-id", std::to_string(r), "--store", store});
       std::vector<char*> cargs;
       for (auto& a : args) cargs.push_back(a.data());

@@ -62,6 +62,11 @@ void FileStore::set(std::string_view key, std::string_view value) const {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) store_error("cannot publish", path, errno);
 }
 
+void FileStore::remove(std::string_view key) const {
+  const std::string path = path_of(key);
+  if (std::remove(path.c_str()) != 0 && errno != ENOENT) store_error("cannot remove", path, errno);
+}
+
 std::optional<std::string> FileStore::get(std::string_view key) const {
   const std::string path = path_of(key);
   std::ifstream in(path, std::ios::binary);

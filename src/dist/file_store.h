@@ -20,6 +20,8 @@ class FileStore {
   void set(std::string_view key, std::string_view value) const;
   /// The value under `key`, or nullopt when nothing was published yet.
   std::optional<std::string> get(std::string_view key) const;
+  /// Forgets `key` (nothing happens when it is not there).
+  void remove(std::string_view key) const;
 
   const std::string& dir() const { return dir_; }
 

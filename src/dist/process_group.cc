@@ -44,6 +44,10 @@ std::string sig_key(const std::string& group, std::int64_t n, int rank) {
   return "sig." + group + "." + std::to_string(n) + "." + std::to_string(rank);
 }
 
+std::string data_key(std::string_view group, std::int64_t n, int rank) {
+  return "data." + std::string(group) + "." + std::to_string(n) + "." + std::to_string(rank);
+}
+
 
 // "psum over 'i' #1 f32[4] (f.py:12:5)": where a waiting rank stands.
 std::string where_it_waits(const Json& state) {
@@ -367,9 +371,10 @@ std::string ProcessGroup::share(std::string_view name, const std::function<std::
 
 // --- data -------------------------------------------------------------------------
 
-std::vector<std::string> ProcessGroup::exchange(std::string_view name, std::string_view mine,
+std::vector<std::string> ProcessGroup::exchange(std::string_view group, std::int64_t n, std::string_view mine,
                                                 const std::vector<int>& members) {
-  auto key_of = [&](int rank) { return "data." + std::string(name) + "." + std::to_string(rank); };
+  const std::string name = std::string(group) + "." + std::to_string(n);
+  auto key_of = [&](int rank) { return data_key(group, n, rank); };
   store_.set(key_of(rank_), mine);
   std::vector<std::optional<std::string>> got(members.size());
   Backoff backoff;
@@ -387,10 +392,10 @@ std::vector<std::string> ProcessGroup::exchange(std::string_view name, std::stri
     check_peers(s);
     for (std::size_t i = 0; i < members.size(); ++i) {
       if (got[i] || !terminal(s.state(members[i])) || store_.get(key_of(members[i]))) continue;
-      stop("peer", "stopped because rank " + std::to_string(members[i]) + " ended during " + std::string(name));
+      stop("peer", "stopped because rank " + std::to_string(members[i]) + " ended during exchange " + name);
       Report r = make_report("RankFailed",
                              "rank " + std::to_string(members[i]) + " " + s.state(members[i]) +
-                                 " without sending its part of " + std::string(name),
+                                 " without sending its part of exchange " + name,
                              "a rank that passed a collective's check must move its data; look at rank " +
                                  std::to_string(members[i]) + "'s own output");
       throw DeviceError(std::move(r));
@@ -398,6 +403,7 @@ std::vector<std::string> ProcessGroup::exchange(std::string_view name, std::stri
     between_polls(s, since);
     backoff.pause();
   }
+  if (n > 0) store_.remove(data_key(group, n - 1, rank_));  // every member read it (see the file comment)
   std::vector<std::string> out;
   out.reserve(members.size());
   for (auto& g : got) out.push_back(std::move(*g));
@@ -463,6 +469,7 @@ void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::v
         if (!(other == sig)) mismatch(sigs, members, n);
       }
       post_state("running");
+      if (n > 0) store_.remove(sig_key(group, n - 1, rank_));  // every member read it (see the file comment)
       return;
     }
     Snapshot s = read_states();

@@ -20,7 +20,11 @@
 //   a RankLost error instead of a hang.
 //
 // Keys in the store: "state.<rank>", "sig.<group>.<n>.<rank>", "share.<name>",
-// "data.<name>.<rank>" (a collective's bytes, runs with local devices).
+// "data.<group>.<n>.<rank>" (a collective's bytes, runs with local devices).
+// A rank removes its sig and data of collective n - 1 of a group once
+// collective n of the group completed: every member has read them by then
+// (it posted n after finishing n - 1), so the store holds a few files per
+// group and rank however long the job runs.
 // A store directory serves one job: reusing one is refused.
 
 #include <chrono>
@@ -51,6 +55,7 @@ class ProcessGroup {
 
   int rank() const { return rank_; }
   int world() const { return world_; }
+  const FileStore& store() const { return store_; }
 
   /// Rank 0 calls `make` and publishes its result under `name`; every rank
   /// returns it. Throws when rank 0 ends, fails or disappears first.
@@ -63,11 +68,13 @@ class ProcessGroup {
   void check_collective(const detail::CollectiveSignature& sig, const std::vector<int>& members);
 
   /// Moves bytes between `members` (ranks, this rank among them) once their
-  /// collective passed check_collective(): posts `mine` under `name` (unique
-  /// per exchange, the same on every member) and returns every member's
-  /// bytes, in `members` order. Throws DeviceError (RankFailed / RankLost)
-  /// when a member ends or vanishes before posting its part.
-  std::vector<std::string> exchange(std::string_view name, std::string_view mine, const std::vector<int>& members);
+  /// collective passed check_collective(): posts `mine` as the n-th exchange
+  /// of `group` (a key naming the members' group, the same on every member;
+  /// n counts 0, 1, ... per group) and returns every member's bytes, in
+  /// `members` order. Throws DeviceError (RankFailed / RankLost) when a
+  /// member ends or vanishes before posting its part.
+  std::vector<std::string> exchange(std::string_view group, std::int64_t n, std::string_view mine,
+                                    const std::vector<int>& members);
 
   /// Called between polls while this rank waits for the others; it may throw
   /// to stop waiting (the runtime throws its Interrupted error on SIGINT).

@@ -33,7 +33,7 @@ std::vector<std::string> StoreTransport::swap(const detail::TransportGroup& g, c
   const std::string key = group_key(devices);
   const std::int64_t n = exchanges_[key]++;
   const std::vector<int> members(owners.begin(), owners.end());
-  std::vector<std::string> got = processes_.exchange(key + "." + std::to_string(n), mine, members);
+  std::vector<std::string> got = processes_.exchange(key, n, mine, members);
   std::vector<std::string> parts(static_cast<std::size_t>(processes_.world()));
   for (std::size_t i = 0; i < members.size(); ++i) parts[static_cast<std::size_t>(members[i])] = std::move(got[i]);
   return parts;

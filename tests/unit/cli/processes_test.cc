@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -150,6 +151,25 @@ TEST_CASE("cli::processes: with local devices every collective's data crosses pr
   REQUIRE(has(two.out(), "[process 1] device 2 [2, "));
   REQUIRE_FALSE(has(two.out(), "[process 0] device 2"));
   REQUIRE(has(two.err(), "[process 1] spmd: ok: 1 pmap run on 4 virtual devices (2 in this process)\n"));
+  // The launcher with a store the user names: it stays, holding only each
+  // rank's state and its last signature and data.
+  auto store = std::filesystem::temp_directory_path() / ("cli-processes-local-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(store);
+  Subprocess named({SPMD_BIN_PATH, "run", kLocalCollectives, "--store", store.string()});
+  REQUIRE(named.wait() == 0);
+  REQUIRE(by_process(named.out(), 2) == one.out());
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(store)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  // Per rank: the last data of each of the 3 groups that moved data (the
+  // whole axis and the two pairs), the last of its 12 signatures, its state.
+  INFO("store: " << files.size() << " files");
+  REQUIRE(files.size() == 10);
+  REQUIRE(std::count_if(files.begin(), files.end(), [](const std::string& f) { return f.rfind("data.", 0) == 0; }) == 6);
+  REQUIRE(std::count_if(files.begin(), files.end(), [](const std::string& f) { return f.rfind("sig.", 0) == 0; }) == 2);
+  REQUIRE(files[8] == "state.0");
+  REQUIRE(files[9] == "state.1");
+  std::filesystem::remove_all(store);
   // spmd test runs it the same way.
   Subprocess t({SPMD_BIN_PATH, "test", kLocalCollectives});
   REQUIRE(t.wait() == 0);

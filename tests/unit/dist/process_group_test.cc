@@ -286,13 +286,13 @@ TEST_CASE("dist::ProcessGroup: exchange gives every member each member's bytes; 
           "[dist]") {
   auto ok = run_ranks(3, [](ProcessGroup& g) {
     g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), kAll3);
-    std::vector<std::string> got = g.exchange("g.0", "bytes of rank " + std::to_string(g.rank()), kAll3);
+    std::vector<std::string> got = g.exchange("g", 0, "bytes of rank " + std::to_string(g.rank()), kAll3);
     if (got != std::vector<std::string>{"bytes of rank 0", "bytes of rank 1", "bytes of rank 2"}) {
       throw std::runtime_error("wrong bytes");
     }
     // Ranks 0 and 2 only, binary bytes.
     if (g.rank() != 1) {
-      got = g.exchange("g.1", std::string("\0x", 2) + std::to_string(g.rank()), {0, 2});
+      got = g.exchange("h", 0, std::string("\0x", 2) + std::to_string(g.rank()), {0, 2});
       if (got != std::vector<std::string>{std::string("\0x0", 3), std::string("\0x2", 3)}) {
         throw std::runtime_error("wrong sub-group bytes");
       }
@@ -306,10 +306,33 @@ TEST_CASE("dist::ProcessGroup: exchange gives every member each member's bytes; 
   auto stopped = run_ranks(2, [](ProcessGroup& g) {
     g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), {0, 1});
     if (g.rank() == 1) return;
-    g.exchange("g.0", "mine", {0, 1});
+    g.exchange("g", 0, "mine", {0, 1});
   });
   REQUIRE(stopped[1].exit_code == 0);
   REQUIRE(stopped[0].exit_code == 1);
   REQUIRE(stopped[0].kind() == "RankFailed");
-  REQUIRE(stopped[0].message() == "rank 1 finished without sending its part of g.0");
+  REQUIRE(stopped[0].message() == "rank 1 finished without sending its part of exchange g.0");
+}
+
+TEST_CASE("dist::ProcessGroup: a long job keeps a few files per rank in the store", "[dist]") {
+  auto results = run_ranks(3, [](ProcessGroup& g) {
+    for (int k = 0; k < 50; ++k) {
+      g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), kAll3);
+      g.exchange("g", k, std::string(64, static_cast<char>('a' + g.rank())), kAll3);
+    }
+    g.check_collective(sig(CollectiveKind::kBarrier, {}, 11), kAll3);
+    if (g.rank() != 0) return;
+    // 3 states, each rank's last signature (and the one before, for a rank
+    // still finishing the barrier) and its last data: 12 at most, where
+    // keeping everything would leave 306 files.
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(g.store().dir())) {
+      if (entry.path().filename().string()[0] != '.') ++files;
+    }
+    if (files > 12) throw std::runtime_error("the store holds " + std::to_string(files) + " files");
+  });
+  for (const auto& r : results) {
+    INFO(r.report.dump());
+    REQUIRE(r.exit_code == 0);
+  }
 }
