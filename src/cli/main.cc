@@ -177,7 +177,8 @@ int main(int argc, char** argv) {
 
   int code = 0;
   try {
-    const int processes = *run ? spmd::cli::process_count_for(run_settings) : 1;
+    const spmd::cli::ProcessLayout layout = *run ? spmd::cli::process_layout_for(run_settings) : spmd::cli::ProcessLayout{};
+    const int processes = layout.processes;
     if (*run && processes > 1 && !run_settings.process_id) {
       if (run_format == "json") {
         throw CLI::ValidationError("--format", "json needs one process per command: start each with --process-id");
@@ -186,7 +187,7 @@ int main(int argc, char** argv) {
       if (!run_settings.num_processes) args.insert(args.end(), {"--num-processes", std::to_string(processes)});
       auto launched = spmd::cli::launch_processes(
           args, processes, run_settings.store, spmd::cli::marked_lines(std::cout, std::cerr),
-          spmd::cli::gpus_for_launch(spmd::cli::process_layout_for(run_settings), run_settings.backend));
+          spmd::cli::gpus_for_launch(layout, run_settings.backend));
       std::string codes;
       for (std::size_t r = 0; r < launched.process_codes.size(); ++r) {
         codes += (r ? ", " : "") + std::to_string(launched.process_codes[r]);

@@ -171,7 +171,8 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
   return result;
 }
 
-RunOutcome run_scenario_processes(const RunSettings& settings, int n) {
+RunOutcome run_scenario_processes(const RunSettings& settings, const ProcessLayout& layout) {
+  const int n = layout.processes;
   std::vector<std::string> argv = {"spmd", "run", settings.path, "--format", "json", "--breakpoints", "print",
                                    "--num-processes", std::to_string(n)};
   if (settings.devices) argv.insert(argv.end(), {"--devices", std::to_string(*settings.devices)});
@@ -188,7 +189,7 @@ RunOutcome run_scenario_processes(const RunSettings& settings, int n) {
       [&](int rank, bool is_stderr, const std::string& line) {
         if (!is_stderr) json[static_cast<std::size_t>(rank)] += line + "\n";
       },
-      gpus_for_launch(process_layout_for(settings), settings.backend));
+      gpus_for_launch(layout, settings.backend));
   RunOutcome decisive;
   decisive.exit_code = -1;
   std::string all_stdout;

@@ -45,10 +45,10 @@ std::vector<std::string> gpus_for_launch(const ProcessLayout& layout, const std:
 /// A sink writing "[process r] line" to `out` or `err`.
 LineSink marked_lines(std::ostream& out, std::ostream& err);
 
-/// `spmd test` of a scenario that runs as `n` processes: runs them with
-/// --format json and returns the outcome of the process with the highest
-/// exit code (the lowest rank among equals); its stdout_text is every
-/// process's stdout, each line marked with its process.
-RunOutcome run_scenario_processes(const RunSettings& settings, int n);
+/// `spmd test` of a scenario that runs as `layout.processes` processes:
+/// runs them with --format json and returns the outcome of the process with
+/// the highest exit code (the lowest rank among equals); its stdout_text is
+/// every process's stdout, each line marked with its process.
+RunOutcome run_scenario_processes(const RunSettings& settings, const ProcessLayout& layout);
 
 }  // namespace spmd::cli

@@ -145,6 +145,14 @@ std::string path_for_process(const std::string& path, int processes, int index) 
   return (p.parent_path() / name).string();
 }
 
+ProcessLayout process_layout(const RunSettings& settings, const ScenarioHeader& header) {
+  ProcessLayout l;
+  l.processes = settings.num_processes.value_or(header.processes.value_or(1));
+  l.devices = settings.devices.value_or(header.devices.value_or(8));
+  l.local_devices = l.processes > 1 && settings.process_local_devices.value_or(header.process_local_devices.value_or(false));
+  return l;
+}
+
 ProcessLayout process_layout_for(const RunSettings& settings) {
   ScenarioHeader header;
   try {
@@ -155,14 +163,8 @@ ProcessLayout process_layout_for(const RunSettings& settings) {
   } catch (const Error&) {
     // Running the file reports why it cannot be read or parsed.
   }
-  ProcessLayout l;
-  l.processes = settings.num_processes.value_or(header.processes.value_or(1));
-  l.devices = settings.devices.value_or(header.devices.value_or(8));
-  l.local_devices = l.processes > 1 && settings.process_local_devices.value_or(header.process_local_devices.value_or(false));
-  return l;
+  return process_layout(settings, header);
 }
-
-int process_count_for(const RunSettings& settings) { return process_layout_for(settings).processes; }
 
 RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ostream& err, std::istream& in) {
   RunOutcome outcome;
@@ -190,8 +192,9 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     text = buf.str();
     ScenarioHeader header = parse_scenario_header(text, settings.path);
 
+    const ProcessLayout layout = process_layout(settings, header);
     RuntimeOptions opts;
-    opts.devices = settings.devices.value_or(header.devices.value_or(8));
+    opts.devices = layout.devices;
     opts.threads = settings.threads.value_or(header.threads.value_or(1));
     opts.seed = settings.seed.value_or(header.seed.value_or(0));
     opts.step_budget = settings.max_steps.value_or(header.max_steps.value_or(0));
@@ -201,11 +204,10 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.arena_capacity = settings.arena_capacity;
     opts.fiber_stack_size = settings.stack_size;
     opts.deterministic = settings.deterministic;
-    opts.process_count = settings.num_processes.value_or(header.processes.value_or(1));
+    opts.process_count = layout.processes;
     opts.process_index = settings.process_id.value_or(0);
     opts.process_store = settings.store;
-    opts.process_local_devices =
-        settings.process_local_devices.value_or(header.process_local_devices.value_or(false));
+    opts.process_local_devices = layout.local_devices;
     opts.repro = repro_for(settings, opts);
     auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
     opts.observers.push_back(status);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/scenario_header.h"
 #include "spmd/report.h"
 #include "spmd/util/json.h"
 
@@ -79,12 +80,10 @@ struct ProcessLayout {
   int devices = 8;             ///< of the whole job
   bool local_devices = false;  ///< each process runs devices / processes of them
 };
+ProcessLayout process_layout(const RunSettings& settings, const ScenarioHeader& header);
+/// The same, reading the header from settings.path (an unreadable file
+/// counts as no header: running it then reports why).
 ProcessLayout process_layout_for(const RunSettings& settings);
-
-/// The number of processes `settings` asks for: --num-processes, else the
-/// file's `processes=` header, else 1 (also when the file cannot be read:
-/// running it then reports why).
-int process_count_for(const RunSettings& settings);
 
 /// Runs `settings.path`. Program output (print, debug prints) goes to `out`,
 /// warnings to `err`; breakpoint prompts read `in`. Never throws spmd::Error:

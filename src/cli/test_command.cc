@@ -71,8 +71,9 @@ TestResult test_scenario(const std::string& path, const RunSettings& base) {
   std::ostringstream out, err;
   std::istringstream in;
   auto start = std::chrono::steady_clock::now();
-  const int processes = base.num_processes.value_or(header.processes.value_or(1));
-  t.outcome = processes > 1 ? run_scenario_processes(settings, processes) : run_scenario(settings, out, err, in);
+  const ProcessLayout layout = process_layout(settings, header);
+  const int processes = layout.processes;
+  t.outcome = processes > 1 ? run_scenario_processes(settings, layout) : run_scenario(settings, out, err, in);
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (processes == 1) t.outcome.stdout_text = out.str();
   t.expected = header.expect;

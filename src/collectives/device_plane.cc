@@ -70,6 +70,12 @@ struct Executor {
   // False for a member of another process (a run with local devices): the
   // transport reaches it; here it has no buffers (null pointers).
   bool here(int r) { return member(r).here(); }
+  // Such a member's place in the rank-ordered buffer lists and arrays.
+  static void absent(std::vector<const void*>& in, std::vector<void*>& out, std::vector<Array>& arrays) {
+    in.push_back(nullptr);
+    out.push_back(nullptr);
+    arrays.emplace_back();
+  }
 
   Array input(int r, std::size_t k) {
     return in_placement_memory(member(r).inputs[k], std::string(collective_name(sig.kind)) + " input");
@@ -100,9 +106,7 @@ struct Executor {
         std::vector<Array> acc;
         for (int r : ranks) {
           if (!here(r)) {
-            in.push_back(nullptr);
-            out.push_back(nullptr);
-            acc.emplace_back();
+            absent(in, out, acc);
             continue;
           }
           OnMember on(member(r));
@@ -151,9 +155,7 @@ struct Executor {
       std::vector<Array> gathered;
       for (int r : ranks) {
         if (!here(r)) {
-          in.push_back(nullptr);
-          out.push_back(nullptr);
-          gathered.emplace_back();
+          absent(in, out, gathered);
           continue;
         }
         OnMember on(member(r));
@@ -195,9 +197,7 @@ struct Executor {
       std::vector<Array> results;
       for (int r : ranks) {
         if (!here(r)) {
-          in.push_back(nullptr);
-          out.push_back(nullptr);
-          results.emplace_back();
+          absent(in, out, results);
           continue;
         }
         OnMember on(member(r));
