@@ -83,7 +83,7 @@ bool Arena::keep_cached(void* p, std::size_t rounded) {
   return true;
 }
 
-void* Arena::allocate(std::size_t nbytes, std::string_view what) {
+void Arena::charge(std::size_t nbytes, std::string_view what) {
   std::size_t live = live_.fetch_add(nbytes, std::memory_order_relaxed) + nbytes;
   if (capacity_ != kUnlimited && live > capacity_) {
     live_.fetch_sub(nbytes, std::memory_order_relaxed);
@@ -101,15 +101,13 @@ void* Arena::allocate(std::size_t nbytes, std::string_view what) {
   while (live > peak && !peak_.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
   }
   allocations_.fetch_add(1, std::memory_order_relaxed);
-  void* p = nullptr;
-  try {
-    p = obtain_raw(nbytes);
-  } catch (...) {
-    live_.fetch_sub(nbytes, std::memory_order_relaxed);
-    throw;
-  }
+}
+
+void Arena::uncharge(std::size_t nbytes) noexcept { live_.fetch_sub(nbytes, std::memory_order_relaxed); }
+
+void* Arena::obtain(std::size_t nbytes, std::string_view what) {
+  void* p = obtain_raw(nbytes);
   if (p == nullptr) {
-    live_.fetch_sub(nbytes, std::memory_order_relaxed);
     Report r = make_report("OutOfMemoryError", exhausted_message(nbytes, what), exhausted_hint());
     r.device = device_;
     throw OutOfMemoryError(std::move(r));
@@ -117,9 +115,19 @@ void* Arena::allocate(std::size_t nbytes, std::string_view what) {
   return p;
 }
 
+void* Arena::allocate(std::size_t nbytes, std::string_view what) {
+  charge(nbytes, what);
+  try {
+    return obtain(nbytes, what);
+  } catch (...) {
+    uncharge(nbytes);
+    throw;
+  }
+}
+
 void Arena::deallocate(void* p, std::size_t nbytes) noexcept {
   release_raw(p, nbytes);
-  live_.fetch_sub(nbytes, std::memory_order_relaxed);
+  uncharge(nbytes);
 }
 
 void* Arena::obtain_raw(std::size_t nbytes) {

@@ -40,8 +40,19 @@ class Arena {
 
   /// 64-byte aligned. Throws OutOfMemoryError naming the device, `what`, the
   /// request, the live bytes and the capacity. Safe from any thread.
+  /// The same as charge() then obtain().
   void* allocate(std::size_t nbytes, std::string_view what);
   void deallocate(void* p, std::size_t nbytes) noexcept;
+
+  /// The two halves of allocate(), for storage that several arenas share
+  /// (Buffer::allocate_shared): charge() counts `nbytes` as live in this
+  /// arena, or throws the OutOfMemoryError allocate() would; obtain() gets
+  /// raw memory without counting it anywhere (OutOfMemoryError only when the
+  /// memory itself is exhausted). Undo each with uncharge() / release().
+  void charge(std::size_t nbytes, std::string_view what);
+  void uncharge(std::size_t nbytes) noexcept;
+  void* obtain(std::size_t nbytes, std::string_view what);
+  void release(void* p, std::size_t nbytes) noexcept { release_raw(p, nbytes); }
 
   DeviceId device() const { return device_; }
   /// Where the arena's blocks live: host memory, or one GPU's memory (which

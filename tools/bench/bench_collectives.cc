@@ -249,25 +249,33 @@ MemcpyProbe probe_memcpy(std::size_t bytes, int reps) {
 
 // --- models -------------------------------------------------------------------
 
+// The simulator writes a result that every member gets (psum, all_gather)
+// once, into one block the members' outputs share (src/core/replicas.h).
 const char* traffic_model(const std::string& op) {
-  if (op == "psum") return "2*N*S: reads the N inputs once, writes the N outputs once";
-  if (op == "all_gather") return "2*N*N*S: each of the N outputs (N*S bytes) is written, its N blocks read";
+  if (op == "psum") return "(N+1)*S: reads the N inputs once, writes the result once (the N outputs share it)";
+  if (op == "all_gather") return "2*N*S: reads the N inputs once, writes the N*S result once (the N outputs share it)";
   if (op == "ppermute") return "2*N*S: a ring shift, each device's S bytes read once and written once";
   if (op == "barrier") return "no data: time of one rendezvous of all N devices";
   return "";
 }
 
 double traffic_bytes(const std::string& op, double n, double s) {
-  if (op == "psum" || op == "ppermute") return 2 * n * s;
-  if (op == "all_gather") return 2 * n * n * s;
+  if (op == "psum") return (n + 1) * s;
+  if (op == "ppermute" || op == "all_gather") return 2 * n * s;
   return 0;
 }
 
-// Resident bytes the case needs: inputs and outputs of every device.
+// Resident bytes the case needs: every device's input, and the outputs.
 double resident_bytes(const std::string& op, double n, double s) {
-  if (op == "psum" || op == "ppermute") return 2 * n * s;
-  if (op == "all_gather") return n * s + n * n * s;
+  if (op == "psum") return (n + 1) * s;
+  if (op == "ppermute" || op == "all_gather") return 2 * n * s;
   return 0;
+}
+
+const char* resident_model(const std::string& op) {
+  if (op == "psum") return "N*S in + S out";
+  if (op == "all_gather") return "N*S in + N*S out";
+  return "N*S in + N*S out";
 }
 
 // --- one collective case -------------------------------------------------------
@@ -625,7 +633,7 @@ int main(int argc, char** argv) {
               r.bytes = bytes;
               r.threads = threads;
               r.skipped = "needs " + format_size(need) + " resident (" +
-                          (std::string(op) == "all_gather" ? "N*S in + N*N*S out" : "N*S in + N*S out") + ") > limit " +
+                          resident_model(op) + ") > limit " +
                           format_size(static_cast<double>(limit));
             } else {
               r = run_case(cfg, op, n, bytes, threads);

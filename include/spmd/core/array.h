@@ -36,6 +36,7 @@ namespace spmd {
 
 namespace detail {
 class Buffer;
+struct ArrayInternals;
 }
 
 class Array {
@@ -109,6 +110,7 @@ class Array {
   std::string abstract_type() const;
 
  private:
+  friend struct detail::ArrayInternals;
   Array(std::shared_ptr<detail::Buffer> buffer, Shape shape, DType dtype, bool weak)
       : buffer_(std::move(buffer)), shape_(std::move(shape)), dtype_(dtype), weak_(weak) {}
   void require_valid(std::string_view what) const;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "spmd/core/device_id.h"
 #include "spmd/core/memory_kind.h"
@@ -15,7 +16,9 @@ namespace spmd::detail {
 class Arena;
 
 /// A block of memory charged to one arena (one device, or the host).
-/// Immutable once filled: Arrays share buffers freely within one device.
+/// Immutable once filled: Arrays share buffers freely within one device, and
+/// buffers of equal contents on several devices may share one block of host
+/// memory (allocate_shared), each still charged to its own device.
 class Buffer {
  public:
   /// Allocates on the calling fiber's device (the host outside any device).
@@ -25,6 +28,13 @@ class Buffer {
   /// Allocates on a given arena (used by the runtime to place per-device copies).
   static std::shared_ptr<Buffer> allocate_on(const std::shared_ptr<Arena>& arena, std::size_t nbytes,
                                              std::string_view what);
+  /// One buffer per arena, all over one block of `nbytes` obtained from the
+  /// first arena; each arena is charged `nbytes` as if it held its own copy
+  /// (the same OutOfMemoryError, for the first arena over capacity). The
+  /// block is freed with the last of them. For host-memory arenas only: the
+  /// simulator's collectives whose result is the same on every member.
+  static std::vector<std::shared_ptr<Buffer>> allocate_shared(const std::vector<std::shared_ptr<Arena>>& arenas,
+                                                              std::size_t nbytes, std::string_view what);
 
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -38,11 +48,12 @@ class Buffer {
   MemoryKind memory_kind() const;
 
  private:
-  Buffer(std::shared_ptr<Arena> arena, void* data, std::size_t nbytes)
-      : arena_(std::move(arena)), data_(data), nbytes_(nbytes) {}
-  std::shared_ptr<Arena> arena_;
+  Buffer(std::shared_ptr<Arena> arena, void* data, std::size_t nbytes, std::shared_ptr<void> shared_block = nullptr)
+      : arena_(std::move(arena)), data_(data), nbytes_(nbytes), shared_block_(std::move(shared_block)) {}
+  std::shared_ptr<Arena> arena_;  // charged nbytes_
   void* data_;
   std::size_t nbytes_;
+  std::shared_ptr<void> shared_block_;  // set: data_ is this block, shared with other arenas' buffers
 };
 
 }  // namespace spmd::detail

@@ -1,0 +1,31 @@
+#include "core/replicas.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/arena.h"
+#include "spmd/detail/buffer.h"
+
+namespace spmd::detail {
+
+struct ArrayInternals {
+  static Array over(std::shared_ptr<Buffer> buffer, const Shape& shape, DType dtype) {
+    return Array(std::move(buffer), shape, dtype, /*weak=*/false);
+  }
+};
+
+std::vector<Array> uninitialized_replicas(const std::vector<std::shared_ptr<Arena>>& arenas, const Shape& shape,
+                                          DType dtype, std::string_view what) {
+  const std::size_t nbytes = static_cast<std::size_t>(num_elements(shape)) * dtype_size(dtype);
+  std::vector<Array> arrays;
+  arrays.reserve(arenas.size());
+  if (!std::all_of(arenas.begin(), arenas.end(), [](const auto& a) { return a->memory_kind() == MemoryKind::kHost; })) {
+    throw std::logic_error("uninitialized_replicas: only host-memory arenas can share a block");
+  }
+  for (auto& buffer : Buffer::allocate_shared(arenas, nbytes, what)) {
+    arrays.push_back(ArrayInternals::over(std::move(buffer), shape, dtype));
+  }
+  return arrays;
+}
+
+}  // namespace spmd::detail

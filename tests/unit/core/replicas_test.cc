@@ -1,0 +1,75 @@
+// Arrays of equal contents on several devices over one block of host memory:
+// one pointer, each array owned by and charged to its own device.
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "core/arena.h"
+#include "core/replicas.h"
+#include "spmd/error.h"
+
+using namespace spmd;
+using spmd::detail::Arena;
+
+namespace {
+
+std::vector<std::shared_ptr<Arena>> arenas(std::vector<std::size_t> capacities, MemoryKind kind = MemoryKind::kHost) {
+  std::vector<std::shared_ptr<Arena>> out;
+  for (std::size_t d = 0; d < capacities.size(); ++d) {
+    out.push_back(std::make_shared<Arena>(static_cast<DeviceId>(d), capacities[d], "device " + std::to_string(d), kind));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("core::replicas: one block, one array per device, each charged to its own arena", "[core][arena]") {
+  auto devices = arenas({1 << 20, 1 << 20, 1 << 20});
+  std::vector<Array> replicas = detail::uninitialized_replicas(devices, {10, 25}, DType::kFloat32, "psum output");
+  REQUIRE(replicas.size() == 3);
+  float* data = replicas[0].mutable_data<float>();
+  for (int i = 0; i < 250; ++i) data[i] = static_cast<float>(i) * 0.5f;
+  for (std::size_t d = 0; d < 3; ++d) {
+    INFO("device " << d);
+    CHECK(replicas[d].device() == static_cast<DeviceId>(d));
+    CHECK(replicas[d].shape() == Shape{10, 25});
+    CHECK(replicas[d].raw_data() == data);
+    CHECK(replicas[d].element_as_double(249) == 124.5);
+    CHECK(devices[d]->stats().live_bytes == 1000);
+    CHECK(devices[d]->stats().allocations == 1);
+  }
+  // Dropping one device's array frees its charge only; the block lives on.
+  replicas[0] = Array();
+  CHECK(devices[0]->stats().live_bytes == 0);
+  CHECK(devices[1]->stats().live_bytes == 1000);
+  CHECK(replicas[2].element_as_double(3) == 1.5);
+  replicas.clear();
+  for (const auto& a : devices) CHECK(a->stats().live_bytes == 0);
+  for (const auto& a : devices) CHECK(a->stats().peak_bytes == 1000);
+}
+
+TEST_CASE("core::replicas: a device over capacity fails as its own allocation would, charging nobody",
+          "[core][arena]") {
+  auto devices = arenas({1 << 20, 512, 1 << 20});
+  auto e = [&] {
+    try {
+      detail::uninitialized_replicas(devices, {1000}, DType::kFloat32, "all_gather output");
+    } catch (const OutOfMemoryError& e) {
+      return e;
+    }
+    throw std::runtime_error("expected OutOfMemoryError");
+  }();
+  CHECK(e.report().device == 1);
+  CHECK(e.report().op == "all_gather output");
+  CHECK(e.report().message == "device 1: out of memory allocating 3.9 KiB for all_gather output");
+  for (const auto& a : devices) CHECK(a->stats().live_bytes == 0);
+}
+
+TEST_CASE("core::replicas: GPU-memory arenas never share a block", "[core][arena]") {
+  auto devices = arenas({1 << 20, 1 << 20}, MemoryKind::kCuda);
+  CHECK_THROWS_AS(detail::uninitialized_replicas(devices, {4}, DType::kFloat32, "psum output"), std::logic_error);
+  for (const auto& a : devices) CHECK(a->stats().live_bytes == 0);
+}
