@@ -8,6 +8,11 @@
 /// in an op on device B throws InvalidArgument (kind "DeviceOwnershipError"):
 /// data moves between devices only through collectives. Host arrays may be
 /// read anywhere (they are constants captured by the device function).
+/// In the simulator, a collective whose result is the same on every member
+/// (psum, pmean, pmax, pmin, all_gather) gives each member an array of its
+/// own device, charged to its own arena, over one shared block of host
+/// memory: never write through mutable_raw_data() except into an array you
+/// have just created.
 ///
 /// New arrays are placed on the calling fiber's device: inside a pmap-ed
 /// function that is the device running it, elsewhere the host.

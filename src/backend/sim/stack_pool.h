@@ -29,6 +29,10 @@ class StackPool {
  private:
   static constexpr std::size_t kStacksPerRegion = 64;
   static constexpr std::size_t kMaxGuardedStacks = 16384;
+  // Stack tops are offset by (slot number % kColors) lines: 64 lines of 64
+  // bytes cover one 4 KiB page, i.e. every L1 set (see allocate()).
+  static constexpr std::size_t kColors = 64;
+  static constexpr std::size_t kColorStep = 64;
 
   std::size_t stack_size_;  // usable bytes, page-aligned
   std::size_t slot_size_;   // stack + guard page
