@@ -13,8 +13,9 @@ namespace spmd::detail {
 
 namespace {
 constexpr std::size_t kAlignment = 64;
-// Bounds of the freed-block caches: per arena, and for the whole process.
-constexpr std::size_t kArenaCacheLimit = std::size_t{512} << 20;
+// Bounds of the freed-block caches: per arena, and for the whole process. An
+// arena may keep a whole shared result (all_gather of 1024 x 1 MiB: 1 GiB).
+constexpr std::size_t kArenaCacheLimit = std::size_t{2} << 30;
 std::size_t process_cache_limit() {
   static const std::size_t limit = [] {
     long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
