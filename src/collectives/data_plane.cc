@@ -127,6 +127,30 @@ inline void combine_into(A* __restrict acc, const T* __restrict src, std::int64_
   for (std::int64_t i = main; i < len; ++i) acc[i] = op(acc[i], to_acc(src[i]));
 }
 
+// Four members at once, in the same order per element as four combine_into
+// calls (so the result is bit-identical): the accumulator stays in a register
+// across the four, which saves three loads and stores of it per element and
+// keeps four input streams in flight. At 1024 devices x 1 MiB this takes a
+// psum from ~16 to ~24 GB/s on two cores (tools/bench/HISTORY.md).
+template <class A, class T, class Op>
+inline void combine4_into(A* __restrict acc, const T* __restrict s0, const T* __restrict s1, const T* __restrict s2,
+                          const T* __restrict s3, std::int64_t len, Op op) {
+  const std::int64_t main = len & ~std::int64_t{15};
+  auto step = [&](std::int64_t i) {
+    acc[i] = op(op(op(op(acc[i], to_acc(s0[i])), to_acc(s1[i])), to_acc(s2[i])), to_acc(s3[i]));
+  };
+  for (std::int64_t i = 0; i < main; ++i) step(i);
+  for (std::int64_t i = main; i < len; ++i) step(i);
+}
+
+// acc[i] = op(...op(acc[i], in[1][lo + i])..., in[last][lo + i]), members in order.
+template <class A, class T, class Op>
+void fold_members(A* acc, const std::vector<const T*>& in, std::int64_t lo, std::int64_t len, Op op) {
+  std::size_t r = 1;
+  for (; r + 4 <= in.size(); r += 4) combine4_into(acc, in[r] + lo, in[r + 1] + lo, in[r + 2] + lo, in[r + 3] + lo, len, op);
+  for (; r < in.size(); ++r) combine_into(acc, in[r] + lo, len, op);
+}
+
 // Above this many output bytes per collective the outputs cannot stay in the
 // caches anyway: outputs copied straight from the accumulator (the output type
 // is the accumulation type: f32, f64) are written with non-temporal stores,
@@ -183,13 +207,10 @@ void reduce_into(CollectiveKind kind, const std::vector<const T*>& in, Out* out,
     A* acc = acc_buffer.get();
     const std::int64_t len = hi - lo;
     for (std::int64_t i = 0; i < len; ++i) acc[i] = to_acc(in[0][lo + i]);
-    for (std::size_t r = 1; r < in.size(); ++r) {
-      const T* src = in[r] + lo;
-      switch (kind) {
-        case CollectiveKind::kPmax: combine_into(acc, src, len, [](A a, A b) { return combine_max(a, b); }); break;
-        case CollectiveKind::kPmin: combine_into(acc, src, len, [](A a, A b) { return combine_min(a, b); }); break;
-        default: combine_into(acc, src, len, [](A a, A b) { return static_cast<A>(a + b); });
-      }
+    switch (kind) {
+      case CollectiveKind::kPmax: fold_members(acc, in, lo, len, [](A a, A b) { return combine_max(a, b); }); break;
+      case CollectiveKind::kPmin: fold_members(acc, in, lo, len, [](A a, A b) { return combine_min(a, b); }); break;
+      default: fold_members(acc, in, lo, len, [](A a, A b) { return static_cast<A>(a + b); });
     }
     if (kind == CollectiveKind::kPmean) {
       for (std::int64_t i = 0; i < len; ++i) {
