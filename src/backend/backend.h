@@ -9,8 +9,10 @@
 #include <mutex>
 #include <new>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,13 +47,23 @@ class Parker {
 struct alignas(16) ParkerSlot {
   static constexpr std::size_t kSize = 64;
   std::byte bytes[kSize];
+  /// The Parker emplace_parker built here: no pointer to load first.
+  Parker& get() noexcept { return *std::launder(reinterpret_cast<Parker*>(bytes)); }
 };
 
 /// Constructs a P in `slot`; a Parker too big for the slot is a compile error.
 template <class P, class... Args>
 Parker* emplace_parker(ParkerSlot& slot, Args&&... args) {
   static_assert(sizeof(P) <= ParkerSlot::kSize && alignof(P) <= alignof(ParkerSlot), "Parker does not fit a ParkerSlot");
-  return new (slot.bytes) P(std::forward<Args>(args)...);
+  static_assert(std::is_base_of_v<Parker, P>);
+  Parker* p = new (slot.bytes) P(std::forward<Args>(args)...);
+  // ParkerSlot::get() relies on the Parker being at the start of the slot,
+  // as it is for a class with Parker as its only base.
+  if (static_cast<void*>(p) != static_cast<void*>(slot.bytes)) {
+    p->~Parker();
+    throw std::logic_error("emplace_parker: the Parker base is not at the start of the slot");
+  }
+  return p;
 }
 
 /// Destroys a Parker built by emplace_parker (its storage stays with the slot).

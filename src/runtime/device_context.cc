@@ -1,6 +1,6 @@
 #include "runtime/device_context.h"
 
-#include <bit>
+#include <algorithm>
 
 #include "runtime/run.h"
 
@@ -59,7 +59,14 @@ std::string RecentEvent::render() const {
 
 DeviceContext::DeviceContext(Run& r, DeviceContext* p, int id, DeviceId dev, std::vector<AxisBinding> e,
                              int index, int axes_bound, std::shared_ptr<Arena> arena)
-    : run(r), parent(p), uid(id), device(dev), env(std::move(e)), index_in_pmap(index), pmap_axes(axes_bound),
+    : run(r),
+      history_(std::max(kHistoryCapacity, r.options().recent_events)),
+      parent(p),
+      uid(id),
+      device(dev),
+      env(std::move(e)),
+      index_in_pmap(index),
+      pmap_axes(axes_bound),
       label(make_label(device, env)) {
   placement.context = this;
   placement.arena = std::move(arena);
@@ -76,7 +83,7 @@ void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
   slot.kind = e.kind;
   slot.completed = false;
   slot.seq = e.seq;
-  slot.after_collectives = history_total_;
+  slot.after_collectives = history_.size();
   slot.site = e.site;
   slot.loc = e.loc;
   slot.value = e.value;
@@ -88,20 +95,10 @@ void DeviceContext::record_recent(RecentEvent e, std::size_t capacity) {
 
 const CollectiveSite& DeviceContext::intern_new_site(const CollectiveSignature& sig) {
   for (auto it = sites_.rbegin(); it != sites_.rend(); ++it) {
-    if ((*it)->matches(sig)) return *(last_site_ = *it);
+    if ((*it)->matches(sig)) return **it;
   }
-  last_site_ = &run.sites().intern(sig);
-  sites_.push_back(last_site_);
-  return *last_site_;
-}
-
-void DeviceContext::size_history() {
-  // A power of two, so that a collective's slot is a mask, not a division.
-  history_.resize(std::bit_ceil(std::max(kHistoryCapacity, run.options().recent_events)));
-}
-
-std::int64_t DeviceContext::history_capacity() const {
-  return static_cast<std::int64_t>(history_.empty() ? kHistoryCapacity : history_.size());
+  sites_.push_back(&run.sites().intern(sig));
+  return *sites_.back();
 }
 
 std::vector<RecentEvent> DeviceContext::recent() const {
@@ -110,8 +107,8 @@ std::vector<RecentEvent> DeviceContext::recent() const {
   // collective. An event recorded after n collectives is newer than collective #k when n > k.
   std::vector<RecentEvent> newest_first;
   std::size_t other = 0;  // other events taken
-  std::int64_t next_collective = history_total_ - 1;
-  const std::int64_t oldest_retained = history_total_ - std::min(history_total_, history_capacity());
+  std::int64_t next_collective = history_.size() - 1;
+  const std::int64_t oldest_retained = history_.size() - std::min(history_.size(), history_.capacity());
   while (newest_first.size() < wanted) {
     const RecentEvent* e =
         other < recent_count_ ? &recent_[(recent_next_ + recent_.size() - 1 - other) % recent_.size()] : nullptr;
@@ -136,11 +133,6 @@ std::vector<RecentEvent> DeviceContext::recent() const {
   return {std::make_move_iterator(newest_first.rbegin()), std::make_move_iterator(newest_first.rend())};
 }
 
-const CollectiveSite* DeviceContext::history_at(std::int64_t i) const {
-  std::int64_t retained = std::min(history_total_, history_capacity());
-  if (i < history_total_ - retained || i >= history_total_) return nullptr;
-  return history_[static_cast<std::size_t>(i) & (history_.size() - 1)];
-}
 
 
 }  // namespace spmd::detail

@@ -3,6 +3,7 @@
 // by who may touch them: the device itself, or anyone holding the Run's mutex.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "rendezvous/collective_signature.h"
 #include "rendezvous/collective_site.h"
 #include "rendezvous/rendezvous.h"
+#include "runtime/collective_history.h"
 #include "runtime/decision_log.h"
 #include "spmd/core/array.h"
 #include "spmd/runtime/device.h"
@@ -77,16 +79,16 @@ class alignas(64) DeviceContext {
 
   DeviceContext(Run& run, DeviceContext* parent, int uid, DeviceId device, std::vector<AxisBinding> env,
                 int index_in_pmap, int pmap_axes, std::shared_ptr<Arena> arena);
-  ~DeviceContext() { parker.reset(); }  // before parker_slot, its storage, goes
+  ~DeviceContext() { parker_owner.reset(); }  // before parker_slot, its storage, goes
   DeviceContext(const DeviceContext&) = delete;
   DeviceContext& operator=(const DeviceContext&) = delete;
 
   // --- hot: what every collective reads or writes, declared together so it
-  //     shares a few cache lines (at a thousand devices, each line a
-  //     rendezvous touches per device is a cache miss when it comes around) ---
+  //     fills three cache lines (at a thousand devices, each line a
+  //     rendezvous touches per device is a cache miss when it comes around;
+  //     the static_assert below the class checks the layout) ---
   Run& run;
   Placement placement;
-  ParkerHandle parker;  // lives in parker_slot, below
   /// Device only: the axes its last collective named (see axes_cache).
   ResolvedAxes* last_axes = nullptr;
   // Guarded by Run::mutex():
@@ -96,15 +98,14 @@ class alignas(64) DeviceContext {
   std::int64_t collectives_done = 0;
 
  private:
-  // Device only. The collectives entered, as a ring of shared sites; recent()
-  // interleaves them with the ring of other events, so entering a collective
-  // writes one pointer.
-  const CollectiveSite* last_site_ = nullptr;
-  std::vector<const CollectiveSite*> history_;  // ring of history_capacity()
-  std::int64_t history_total_ = 0;
+  // Device only. The collectives entered, as shared sites; recent()
+  // interleaves them with the ring of other events.
+  CollectiveHistory history_;
 
  public:
   ParkerSlot parker_slot;
+  /// The device's Parker (built in parker_slot by the backend).
+  Parker& parker() noexcept { return parker_slot.get(); }
 
   // --- fixed at creation ---
   DeviceContext* const parent;
@@ -114,6 +115,7 @@ class alignas(64) DeviceContext {
   const int index_in_pmap;
   const int pmap_axes;        // how many trailing env axes the innermost pmap bound
   const std::string label;    // "device 3" or "device 3 (i=1, j=1)"
+  ParkerHandle parker_owner;  // destroys parker() with the context
 
   // --- touched only by the device itself (reporters read them once it is parked or done) ---
   SourceLoc current_loc;
@@ -126,7 +128,8 @@ class alignas(64) DeviceContext {
   /// when it can be (no lock).
   const CollectiveSite& intern_site(const CollectiveSignature& sig) {
     // A loop calls the same site again and again: check the last one first.
-    if (last_site_ != nullptr && last_site_->matches(sig)) return *last_site_;
+    const CollectiveSite* last = history_.last();
+    if (last != nullptr && last->matches(sig)) return *last;
     return intern_new_site(sig);
   }
   /// resolve_axes_cached(*this, axes, ...), with the common case inline: the
@@ -136,20 +139,16 @@ class alignas(64) DeviceContext {
     return resolve_axes_cached(*this, axes, op, loc);
   }
   /// Appends collective #history_size() to the history.
-  void record_collective(const CollectiveSite& site) {
-    if (history_.empty()) size_history();
-    history_[static_cast<std::size_t>(history_total_) & (history_.size() - 1)] = &site;  // a power of two
-    ++history_total_;
-  }
+  void record_collective(const CollectiveSite& site) { history_.record(&site); }
   /// The last RuntimeOptions::recent_events events, collectives entered and
   /// others, oldest first; a collective entered is marked completed when
   /// collectives_done counts it (read under Run::mutex()).
   std::vector<RecentEvent> recent() const;
   /// Collectives entered so far and the retained tail of them.
-  std::int64_t history_size() const { return history_total_; }
-  std::int64_t history_capacity() const;
+  std::int64_t history_size() const { return history_.size(); }
+  std::int64_t history_capacity() const { return history_.capacity(); }
   /// Collective `i` (0-based over all collectives entered), if still retained.
-  const CollectiveSite* history_at(std::int64_t i) const;
+  const CollectiveSite* history_at(std::int64_t i) const { return history_.at(i); }
   DecisionLog decisions;
 
   // --- guarded by Run::mutex() ---
@@ -160,7 +159,6 @@ class alignas(64) DeviceContext {
   SourceLoc breakpoint_loc;
 
  private:
-  void size_history();
   const CollectiveSite& intern_new_site(const CollectiveSignature& sig);
   std::vector<const CollectiveSite*> sites_;  // the run's sites this device used
   // Fixed ring of the other events: entries are overwritten in place, so
@@ -169,6 +167,14 @@ class alignas(64) DeviceContext {
   std::size_t recent_next_ = 0;
   std::size_t recent_count_ = 0;
 };
+
+/// The layout the hot-fields comment above promises: the fields a collective
+/// touches end where parker_slot begins, in the context's third cache line.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"  // not standard layout; GCC and Clang give the offset
+static_assert(alignof(DeviceContext) == 64 && offsetof(DeviceContext, parker_slot) == 128,
+              "DeviceContext's hot fields no longer fill its first two cache lines");
+#pragma GCC diagnostic pop
 
 /// The context of the calling fiber, or nullptr on the host.
 inline DeviceContext* current_context() noexcept { return current_placement()->context; }

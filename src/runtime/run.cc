@@ -37,7 +37,7 @@ DeviceContext& Run::add_context(DeviceContext* parent, DeviceId device, std::vec
   contexts_.push_back(std::make_unique<DeviceContext>(*this, parent, uid, device, std::move(env), index_in_pmap,
                                                       pmap_axes, std::move(arena)));
   DeviceContext& ctx = *contexts_.back();
-  ctx.parker.reset(runtime_.backend->make_parker(ctx.parker_slot));
+  ctx.parker_owner.reset(runtime_.backend->make_parker(ctx.parker_slot));
   // Live from creation, not from the first instruction: otherwise a parent
   // parked for children that have not started yet would look deadlocked.
   ++live_;
@@ -157,7 +157,7 @@ void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceSt
       --blocked_;
       throw RunAborted{};
     }
-    ctx.parker->park(lock);  // returns unlocked
+    ctx.parker().park(lock);  // returns unlocked
     // Released: the releaser set the flag before waking us. Otherwise an
     // abort (or a spurious wake): decide under the lock.
     if (ctx.released.load(std::memory_order_acquire)) return;
@@ -177,7 +177,7 @@ void Run::abort_locked(std::exception_ptr error) {
                                   std::to_string(c->waiting->seq);
         c->end_loc = c->state == DeviceState::kAtBreakpoint ? c->breakpoint_loc : c->waiting->sig->loc;
       }
-      c->parker->unpark();
+      c->parker().unpark();
     }
   }
 }

@@ -93,7 +93,7 @@ class Run {
     ctx.released.store(true, std::memory_order_release);
     ctx.state = DeviceState::kRunning;
     --blocked_;
-    ctx.parker->unpark();
+    ctx.parker().unpark();
   }
 
   /// Stops the run with `error` as its result unless one is already set
