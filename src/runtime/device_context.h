@@ -83,11 +83,12 @@ class alignas(64) DeviceContext {
   DeviceContext(const DeviceContext&) = delete;
   DeviceContext& operator=(const DeviceContext&) = delete;
 
-  // --- hot: what every collective reads or writes, declared together so it
-  //     fills three cache lines (at a thousand devices, each line a
-  //     rendezvous touches per device is a cache miss when it comes around;
-  //     the static_assert below the class checks the layout) ---
-  Run& run;
+  // --- hot: what every collective reads or writes, in three cache lines (at
+  //     a thousand devices, each line a rendezvous touches per device is a
+  //     cache miss when it comes around; the static_assert below the class
+  //     checks the layout). Line 1 holds all that the device completing a
+  //     rendezvous writes for each member it releases (with line 3, the
+  //     parker), line 2 what only the device itself touches. ---
   Placement placement;
   /// Device only: the axes its last collective named (see axes_cache).
   ResolvedAxes* last_axes = nullptr;
@@ -96,6 +97,8 @@ class alignas(64) DeviceContext {
   std::atomic<bool> released = false;  // set by Run::release() under the mutex; read after a wake
   Arrival* waiting = nullptr;          // the collective it is parked at
   std::int64_t collectives_done = 0;
+
+  Run& run;
 
  private:
   // Device only. The collectives entered, as shared sites; recent()
@@ -169,10 +172,11 @@ class alignas(64) DeviceContext {
 };
 
 /// The layout the hot-fields comment above promises: the fields a collective
-/// touches end where parker_slot begins, in the context's third cache line.
+/// touches fill two cache lines, the releaser's first, and parker_slot is the third.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"  // not standard layout; GCC and Clang give the offset
-static_assert(alignof(DeviceContext) == 64 && offsetof(DeviceContext, parker_slot) == 128,
+static_assert(alignof(DeviceContext) == 64 && offsetof(DeviceContext, run) == 64 &&
+                  offsetof(DeviceContext, parker_slot) == 128,
               "DeviceContext's hot fields no longer fill its first two cache lines");
 #pragma GCC diagnostic pop
 
