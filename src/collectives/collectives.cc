@@ -229,7 +229,7 @@ void barrier(const AxisSet& axes, SourceLoc loc) {
   sig.kind = CollectiveKind::kBarrier;
   sig.axes = at.axes.names;
   sig.loc = loc;
-  detail::run_collective(at.ctx, at.axes, sig, {});
+  detail::run_collective(at.ctx, at.axes, sig, {}, nullptr);
 }
 
 namespace detail {

@@ -476,9 +476,7 @@ void execute_on_host(CollectiveCall& call) {
     case CollectiveKind::kPsumScatter: run_psum_scatter(call); break;
     case CollectiveKind::kAllToAll: run_all_to_all(call); break;
     case CollectiveKind::kPpermute: run_ppermute(call); break;
-    case CollectiveKind::kBarrier:
-      for (auto& m : call.members) m.outputs->clear();
-      break;
+    case CollectiveKind::kBarrier: break;  // no data, no outputs
   }
 }
 

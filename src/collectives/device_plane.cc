@@ -347,11 +347,7 @@ void execute_with_transport(CollectiveCall& call, Transport& transport) {
     case CollectiveKind::kPsumScatter: ex.psum_scatter(); break;
     case CollectiveKind::kAllToAll: ex.all_to_all(); break;
     case CollectiveKind::kPpermute: ex.ppermute(); break;
-    case CollectiveKind::kBarrier:
-      for (auto& m : call.members) {
-        if (m.here()) m.outputs->clear();
-      }
-      break;
+    case CollectiveKind::kBarrier: break;  // no data, no outputs
   }
   transport.complete();
 }

@@ -24,7 +24,7 @@ struct Arrival {
   DeviceContext* ctx = nullptr;
   const CollectiveSignature* sig = nullptr;  // in the caller's frame, alive while it waits
   std::span<const Array> inputs;
-  std::vector<Array> outputs;  // filled by the data plane
+  std::vector<Array>* outputs = nullptr;  // the caller's, filled by the data plane; null for a barrier
   std::int64_t seq = 0;        // the device's collective index
   int index = 0;               // its index along the axes as the caller named them
 };
@@ -49,7 +49,8 @@ struct Communicator {
 
 /// One member as the data plane sees it.
 /// A member of another process (a run with local devices) is a placeholder:
-/// ctx and outputs null, no inputs, only its device id.
+/// ctx and outputs null, no inputs, only its device id. A barrier's members
+/// have no outputs (null) either.
 struct CollectiveMember {
   DeviceContext* ctx;
   std::span<const Array> inputs;

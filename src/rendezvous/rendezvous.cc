@@ -190,7 +190,7 @@ void check_across_processes(Run& run, const CollectiveSignature& sig) {
   call.members.resize(comm.slots.size());
   for (std::size_t p = 0; p < comm.slots.size(); ++p) {
     if (Arrival* a = comm.slots[p]) {
-      call.members[static_cast<std::size_t>(a->index)] = {a->ctx, a->inputs, &a->outputs, a->ctx->device};
+      call.members[static_cast<std::size_t>(a->index)] = {a->ctx, a->inputs, a->outputs, a->ctx->device};
     } else {
       // A member in another process (local devices: one top-level axis, so
       // the slot is the global device id).
@@ -236,13 +236,14 @@ void check_across_processes(Run& run, const CollectiveSignature& sig) {
 
 }  // namespace
 
-std::vector<Array> run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSignature& sig,
-                                  std::span<const Array> inputs) {
+void run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSignature& sig,
+                    std::span<const Array> inputs, std::vector<Array>* outputs) {
   Run& run = ctx.run;
   Arrival me;
   me.ctx = &ctx;
   me.sig = &sig;
   me.inputs = inputs;
+  me.outputs = outputs;
   me.seq = ctx.history_size();
   me.index = axes.position.index;
   const CollectiveSite& site = ctx.intern_site(sig);
@@ -281,7 +282,6 @@ std::vector<Array> run_collective(DeviceContext& ctx, ResolvedAxes& axes, const 
   }
   if (run.has_observers()) notify_exit(run, ctx, axes, me);
   if (run.has_pending_prints()) run.flush_prints(false);
-  return std::move(me.outputs);
 }
 
 }  // namespace spmd::detail

@@ -43,11 +43,20 @@ struct ResolvedAxes {
 ResolvedAxes& resolve_axes_cached(DeviceContext& ctx, const std::vector<std::string>& axes, std::string_view op,
                                   SourceLoc loc);
 
-/// Blocks until all members arrived; returns this device's outputs. Throws
-/// CollectiveMismatch / DeadlockError (on the device that detects it) or
-/// RunAborted (on the others). `axes` is resolve_axes_cached(sig.axes).
-std::vector<Array> run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSignature& sig,
-                                  std::span<const Array> inputs);
+/// Blocks until all members arrived; the data plane puts this device's results
+/// in `outputs` (null for a barrier, which has none: nothing in the caller's
+/// frame is then touched after the wait). Throws CollectiveMismatch /
+/// DeadlockError (on the device that detects it) or RunAborted (on the
+/// others). `axes` is resolve_axes_cached(sig.axes).
+void run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSignature& sig,
+                    std::span<const Array> inputs, std::vector<Array>* outputs);
+/// The same, returning the results.
+inline std::vector<Array> run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSignature& sig,
+                                         std::span<const Array> inputs) {
+  std::vector<Array> outputs;
+  run_collective(ctx, axes, sig, inputs, &outputs);
+  return outputs;
+}
 /// The same, resolving sig.axes first (trace replay).
 std::vector<Array> run_collective(DeviceContext& ctx, const CollectiveSignature& sig, std::span<const Array> inputs);
 
