@@ -12,7 +12,13 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t nbytes, std::string_view wh
 std::shared_ptr<Buffer> Buffer::allocate_on(const std::shared_ptr<Arena>& arena, std::size_t nbytes,
                                             std::string_view what) {
   void* data = arena->allocate(nbytes, what);
-  return std::shared_ptr<Buffer>(new Buffer(arena, data, nbytes));
+  try {
+    // One allocation for the buffer and its count: arrays are made by the thousand.
+    return std::make_shared<Buffer>(Key{}, arena, data, nbytes);
+  } catch (...) {
+    arena->deallocate(data, nbytes);
+    throw;
+  }
 }
 
 std::vector<std::shared_ptr<Buffer>> Buffer::allocate_shared(const std::vector<std::shared_ptr<Arena>>& arenas,
@@ -37,9 +43,15 @@ std::vector<std::shared_ptr<Buffer>> Buffer::allocate_shared(const std::vector<s
     for (const auto& arena : arenas) arena->uncharge(nbytes);
     throw;
   }
-  buffers.reserve(arenas.size());
-  for (const auto& arena : arenas) {
-    buffers.push_back(std::shared_ptr<Buffer>(new Buffer(arena, block.get(), nbytes, block)));
+  try {
+    buffers.reserve(arenas.size());
+    for (const auto& arena : arenas) {
+      buffers.push_back(std::make_shared<Buffer>(Key{}, arena, block.get(), nbytes, block));
+    }
+  } catch (...) {
+    // The buffers made give their charges back as they go; the rest here.
+    for (std::size_t i = buffers.size(); i < arenas.size(); ++i) arenas[i]->uncharge(nbytes);
+    throw;
   }
   return buffers;
 }

@@ -36,6 +36,13 @@ class Buffer {
   static std::vector<std::shared_ptr<Buffer>> allocate_shared(const std::vector<std::shared_ptr<Arena>>& arenas,
                                                               std::size_t nbytes, std::string_view what);
 
+  /// Only the factories above can make the key: construct through them.
+  class Key {
+    friend class Buffer;
+    explicit Key() = default;
+  };
+  Buffer(Key, std::shared_ptr<Arena> arena, void* data, std::size_t nbytes, std::shared_ptr<void> shared_block = nullptr)
+      : arena_(std::move(arena)), data_(data), nbytes_(nbytes), shared_block_(std::move(shared_block)) {}
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer();
@@ -48,8 +55,6 @@ class Buffer {
   MemoryKind memory_kind() const;
 
  private:
-  Buffer(std::shared_ptr<Arena> arena, void* data, std::size_t nbytes, std::shared_ptr<void> shared_block = nullptr)
-      : arena_(std::move(arena)), data_(data), nbytes_(nbytes), shared_block_(std::move(shared_block)) {}
   std::shared_ptr<Arena> arena_;  // charged nbytes_
   void* data_;
   std::size_t nbytes_;
