@@ -193,32 +193,53 @@ Array all_to_all(const Array& x, const AxisSet& axes, int split_axis, int concat
   return detail::run_collective(at.ctx, at.axes, sig, std::span<const Array>(&x, 1))[0];
 }
 
-Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, SourceLoc loc) {
-  detail::Entered at = detail::enter(CollectiveKind::kPpermute, axes, loc);
-  CollectiveSignature sig = detail::signature(CollectiveKind::kPpermute, at, std::span<const Array>(&x, 1), {}, loc);
-  int n = detail::group_size(at, sig);
-  sig.perm = perm;
-  // Bitmaps, not sets: every device checks the whole permutation, so this is
-  // O(n) per device and O(n^2) per ppermute on n devices.
+namespace detail {
+namespace {
+// Every pair inside 0..n-1, each source and each destination at most once.
+// Bitmaps, not sets: O(n) for a permutation of n pairs.
+void ppermute_check(const Entered& at, const CollectiveSignature& sig, int n) {
   std::vector<std::uint8_t> seen(static_cast<std::size_t>(n), 0);
-  for (auto [s, d] : perm) {
+  for (auto [s, d] : sig.perm) {
     if (s < 0 || s >= n || d < 0 || d >= n) {
-      detail::invalid(at.ctx, sig.kind, sig,
-                      "perm pair (" + std::to_string(s) + ", " + std::to_string(d) + ") is outside 0.." +
-                          std::to_string(n - 1) + " (" + sig.params() + ")",
-                      "indices in perm are positions along the axis, 0 to axis_size - 1");
+      invalid(at.ctx, sig.kind, sig,
+              "perm pair (" + std::to_string(s) + ", " + std::to_string(d) + ") is outside 0.." +
+                  std::to_string(n - 1) + " (" + sig.params() + ")",
+              "indices in perm are positions along the axis, 0 to axis_size - 1");
     }
     std::uint8_t& src_bit = seen[static_cast<std::size_t>(s)];
     std::uint8_t& dst_bit = seen[static_cast<std::size_t>(d)];
     if ((src_bit & 1) || (dst_bit & 2)) {
-      detail::invalid(at.ctx, sig.kind, sig,
-                      "perm sources and destinations must each be unique (" + sig.params() + ")",
-                      "each device sends at most once and receives at most once; e.g. a ring is "
-                      "[(i, (i + 1) % n) for i in range(n)]");
+      invalid(at.ctx, sig.kind, sig, "perm sources and destinations must each be unique (" + sig.params() + ")",
+              "each device sends at most once and receives at most once; e.g. a ring is "
+              "[(i, (i + 1) % n) for i in range(n)]");
     }
     src_bit |= 1;
     dst_bit |= 2;
   }
+}
+
+// The permutation the previous ppermute on this thread brought, shared, and
+// the axis size it was checked against (0: not checked). Devices normally
+// bring equal permutations: they then share one copy (see SharedPerm) and only
+// the first is checked, so n devices cost one comparison of the pairs each
+// instead of a copy and a check each (O(n^2) memory at n devices before).
+struct LastPerm {
+  SharedPerm perm;
+  int checked_for = 0;
+};
+thread_local LastPerm t_last_perm;
+}  // namespace
+}  // namespace detail
+
+Array ppermute(const Array& x, const AxisSet& axes, const Permutation& perm, SourceLoc loc) {
+  detail::Entered at = detail::enter(CollectiveKind::kPpermute, axes, loc);
+  CollectiveSignature sig = detail::signature(CollectiveKind::kPpermute, at, std::span<const Array>(&x, 1), {}, loc);
+  int n = detail::group_size(at, sig);
+  detail::LastPerm& last = detail::t_last_perm;
+  if (last.perm.pairs() != perm) last = {detail::SharedPerm(perm), 0};
+  sig.perm = last.perm;
+  if (last.checked_for != n) detail::ppermute_check(at, sig, n);
+  last.checked_for = n;
   return detail::run_collective(at.ctx, at.axes, sig, std::span<const Array>(&x, 1))[0];
 }
 

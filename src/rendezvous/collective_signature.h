@@ -3,6 +3,7 @@
 // members and reports any difference; the data plane reads the parameters.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,32 @@ struct OperandType {
   friend bool operator==(const OperandType&, const OperandType&) = default;
 };
 
+/// ppermute's (source, destination) pairs, immutable and shared: the devices
+/// of a ppermute normally bring equal permutations (JAX's perm is static), and
+/// their signatures then point at one copy, so n devices hold one n-pair list
+/// instead of n of them and compare it by address.
+class SharedPerm {
+ public:
+  using Pairs = std::vector<std::pair<int, int>>;
+  SharedPerm() = default;
+  explicit SharedPerm(Pairs pairs) : pairs_(std::make_shared<const Pairs>(std::move(pairs))) {}
+  const Pairs& pairs() const { return pairs_ ? *pairs_ : empty_pairs(); }
+  Pairs::const_iterator begin() const { return pairs().begin(); }
+  Pairs::const_iterator end() const { return pairs().end(); }
+  std::size_t size() const { return pairs().size(); }
+  const std::pair<int, int>& operator[](std::size_t i) const { return pairs()[i]; }
+  friend bool operator==(const SharedPerm& a, const SharedPerm& b) {
+    return a.pairs_ == b.pairs_ || a.pairs() == b.pairs();
+  }
+
+ private:
+  static const Pairs& empty_pairs() {
+    static const Pairs none;
+    return none;
+  }
+  std::shared_ptr<const Pairs> pairs_;
+};
+
 struct CollectiveSignature {
   CollectiveKind kind = CollectiveKind::kBarrier;
   AxisNames axes;                         // as the caller named them, in its order
@@ -29,7 +56,7 @@ struct CollectiveSignature {
   int axis = 0;          // all_gather axis, psum_scatter scatter_dimension, all_to_all split_axis
   int concat_axis = 0;   // all_to_all
   bool tiled = false;
-  std::vector<std::pair<int, int>> perm;  // ppermute
+  SharedPerm perm;                        // ppermute
   std::vector<std::vector<int>> groups;   // axis_index_groups
   SourceLoc loc;
 

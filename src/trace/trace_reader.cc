@@ -102,15 +102,16 @@ bool parse_params(const std::string& text, CollectiveSignature& sig) {
       }
     } else if (key == "perm") {
       if (!c.eat('[')) return false;
-      sig.perm.clear();
+      SharedPerm::Pairs pairs;
       if (!c.eat(']')) {
         do {
           int a, b;
           if (!c.eat('(') || !c.integer(a) || !c.eat(',') || !c.integer(b) || !c.eat(')')) return false;
-          sig.perm.push_back({a, b});
+          pairs.push_back({a, b});
         } while (c.eat(','));
         if (!c.eat(']')) return false;
       }
+      sig.perm = SharedPerm(std::move(pairs));
     } else if (key == "axis_index_groups") {
       if (!c.eat('[')) return false;
       sig.groups.clear();

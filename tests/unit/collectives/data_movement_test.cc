@@ -143,6 +143,51 @@ TEST_CASE("collectives::ppermute: sends along pairs, zeros elsewhere", "[collect
   }
 }
 
+TEST_CASE("collectives::ppermute: a permutation checked once is checked again for another axis size or content",
+          "[collectives]") {
+  // Devices that bring the permutation the previous ppermute checked share it
+  // and skip the check; it must run again when the axis size or the pairs
+  // change. One run over a 2 x 4 mesh: both axes, one thread.
+  Runtime rt({.devices = 8});
+  PmapOptions o;
+  o.mesh = {{"data", 2}, {"model", 4}};
+  o.axis_size = 8;
+  const Permutation ring4 = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+  SECTION("the same pairs over a smaller axis") {
+    auto e = expect_error<InvalidArgument>([&] {
+      rt.pmap(
+          [&](std::span<const Array>) {
+            Array y = ppermute(axis_index("model"), "model", ring4);
+            return std::vector<Array>{ppermute(y, "data", ring4)};
+          },
+          {}, o);
+    });
+    REQUIRE(e.report().message ==
+            "ppermute: perm pair (1, 2) is outside 0..1 (perm=[(0, 1), (1, 2), (2, 3), (3, 0)])");
+  }
+  SECTION("other pairs over the same axis") {
+    auto e = expect_error<InvalidArgument>([&] {
+      rt.pmap(
+          [&](std::span<const Array>) {
+            Array y = ppermute(axis_index("model"), "model", ring4);
+            return std::vector<Array>{ppermute(y, "model", {{0, 1}, {1, 1}})};
+          },
+          {}, o);
+    });
+    REQUIRE(e.report().message == "ppermute: perm sources and destinations must each be unique (perm=[(0, 1), (1, 1)])");
+  }
+  SECTION("the checked pairs again, then a partial permutation") {
+    auto out = rt.pmap(
+        [&](std::span<const Array>) {
+          Array y = ppermute(ppermute(axis_index("model"), "model", ring4), "model", ring4);
+          return std::vector<Array>{ppermute(y, "model", {{0, 3}})};
+        },
+        {}, o);
+    // model index m holds m - 2 (mod 4) after two ring steps; only index 3 receives, from index 0.
+    REQUIRE(out[0].to_doubles() == std::vector<double>{0, 0, 0, 2, 0, 0, 0, 2});
+  }
+}
+
 TEST_CASE("collectives::axis_index: position and size on each axis", "[collectives]") {
   Runtime rt({.devices = 8});
   PmapOptions o;

@@ -74,6 +74,19 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
     REQUIRE(detection_contains(e.report().message, "devices disagree on the parameters: devices {1..3} bring axis=0 tiled=False; "
                                          "device 0 bring axis=1 tiled=False"));
   }
+  SECTION("ppermute pairs (equal ones are shared between devices, different ones compared)") {
+    const Permutation ring = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+    const Permutation back = {{1, 0}, {2, 1}, {3, 2}, {0, 3}};
+    auto e = expect_error<CollectiveMismatch>([&] {
+      run_on(rt, 4, {}, [&](std::span<const Array>) {
+        int d = current_device().id;
+        return std::vector<Array>{ppermute(zeros({2}), "i", d == 2 ? back : ring, l)};
+      });
+    });
+    REQUIRE(detection_contains(e.report().message,
+                               "devices disagree on the parameters: devices {0, 1, 3} bring perm=[(0, 1), (1, 2), (2, 3), "
+                               "(3, 0)]; device 2 bring perm=[(1, 0), (2, 1), (3, 2), (0, 3)]"));
+  }
   SECTION("call site") {
     auto e = expect_error<CollectiveMismatch>([&] {
       run_on(rt, 4, {}, [&](std::span<const Array>) {
