@@ -133,6 +133,4 @@ std::vector<RecentEvent> DeviceContext::recent() const {
   return {std::make_move_iterator(newest_first.rbegin()), std::make_move_iterator(newest_first.rend())};
 }
 
-
-
 }  // namespace spmd::detail
