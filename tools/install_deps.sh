@@ -5,7 +5,8 @@
 #   tools/install_deps.sh --extra    also Open MPI (benchmark peer) and clang
 set -euo pipefail
 
-packages=(build-essential cmake libtbb-dev libboost-fiber-dev libboost-context-dev libcli11-dev libspdlog-dev catch2)
+packages=(build-essential cmake libtbb-dev libboost-fiber-dev libboost-context-dev libcli11-dev libspdlog-dev catch2
+          libpython3-dev pybind11-dev python3-numpy)
 case "${1:-}" in
   --sanitizers) packages+=(clang libclang-rt-dev) ;;
   --extra) packages+=(openmpi-bin libopenmpi-dev clang libclang-rt-dev) ;;

@@ -51,6 +51,10 @@ void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::str
   cmd->add_option("--max-seconds", s.max_seconds, "wall-clock budget per pmap run, and for the code outside pmap, in seconds (0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--backend", s.backend, "sim (default) or cuda (when compiled in)");
+  cmd->add_option("--frontend", s.frontend,
+                  "cpython: run the program on the embedded CPython with spmdsim's jax package (tracing); "
+                  "scenario (default for now): the built-in Python subset; default: the file's frontend=, else scenario")
+      ->check(CLI::IsMember({"cpython", "scenario"}));
   cmd->add_option("--watchdog-seconds", s.watchdog_seconds,
                   "cuda backend: seconds any wait for GPU work may take before the run stops with a report of "
                   "the op each device last entered (default 300; 0: no limit)")

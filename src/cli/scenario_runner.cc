@@ -12,6 +12,7 @@
 #include "cli/breakpoint_prompt.h"
 #include "cli/device_status_observer.h"
 #include "cli/scenario_header.h"
+#include "python/python_runner.h"
 #include "spmd/debug/debug_print.h"
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"
@@ -240,6 +241,17 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
       }
     } reset;
     try {
+      if (settings.frontend.value_or(header.frontend.value_or("scenario")) == "cpython") {
+        python::RunOptions po;
+        po.out = &out;
+        po.err = &err;
+        po.runtime = &rt;
+        python::run_program(settings.path, text, po);
+        outcome.devices = status->statuses();
+        outcome.pmap_runs = status->runs();
+        out << std::flush;
+        return outcome;
+      }
       auto module = scenario::parse_source(text, settings.path);
       scenario::InterpreterOptions io;
       io.out = &out;

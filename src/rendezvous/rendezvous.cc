@@ -7,49 +7,21 @@
 #include "backend/backend.h"
 #include "rendezvous/communicator.h"
 #include "rendezvous/run_reports.h"
+#include "rendezvous/unbound_axis.h"
 #include "runtime/device_context.h"
 #include "runtime/run.h"
 #include "spmd/error.h"
-#include "util/edit_distance.h"
 
 namespace spmd::detail {
 
 namespace {
 
 [[noreturn]] void unbound_axis(const DeviceContext* ctx, const std::string& name, std::string_view op, SourceLoc loc) {
-  Report r;
-  r.kind = "AxisNameError";
-  r.op = std::string(op);
-  r.axis = "'" + name + "'";
-  r.where = loc;
-  if (ctx == nullptr) {
-    r.message = std::string(op) + ": unbound axis name: '" + name + "' (called outside any pmap-ed function)";
-    r.hint = "collectives only work inside a function mapped with pmap(..., axis_name='" + name +
-             "'); on the host no axis is bound";
-    throw AxisNameError(std::move(r));
-  }
+  if (ctx == nullptr) throw AxisNameError(unbound_axis_report(op, name, nullptr, loc));
+  std::vector<std::string> bound;
+  for (const auto& b : ctx->env) bound.push_back(b.name);
+  Report r = unbound_axis_report(op, name, &bound, loc);
   r.device = ctx->device;
-  std::string bound;
-  const AxisBinding* closest = nullptr;
-  std::size_t best = SIZE_MAX;
-  for (const auto& b : ctx->env) {
-    bound += (bound.empty() ? "'" : ", '") + b.name + "'";
-    std::size_t d = edit_distance(name, b.name);
-    if (d < best) {
-      best = d;
-      closest = &b;
-    }
-  }
-  r.message = std::string(op) + ": unbound axis name: '" + name + "'. The bound axis names are: " +
-              (bound.empty() ? "(none: pmap was called without axis_name)" : bound);
-  if (bound.empty()) {
-    r.hint = "give the pmap an axis name: pmap(f, axis_name='" + name + "')";
-  } else if (closest && best <= std::max<std::size_t>(2, name.size() / 3)) {
-    r.hint = "did you mean '" + closest->name + "'? The name must match pmap(..., axis_name='" + closest->name +
-             "') exactly";
-  } else {
-    r.hint = "use one of the names given to pmap(..., axis_name=...): " + bound;
-  }
   throw AxisNameError(std::move(r));
 }
 

@@ -365,20 +365,6 @@ std::vector<Array> stack_outputs(const PmapPlan& plan, const std::vector<std::ve
   return out;
 }
 
-// Adds a note when a replicated argument looks like it was meant to be split
-// (its leading axis equals the device count): the classic in_axes=None mix-up.
-void add_replication_notes(Error& e, const PmapPlan& plan, std::span<const Array> args, const PmapOptions& o) {
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    if (plan.in_axes[k] || args[k].ndim() == 0) continue;
-    if (args[k].shape()[0] == plan.count && plan.count > 1) {
-      e.mutable_report().details.push_back(
-          "note: " + arg_label(o, k) + " (shape " + shape_to_string(args[k].shape()) +
-          ") is replicated (in_axes=None), yet its axis 0 equals the device count " + std::to_string(plan.count) +
-          ": if each device should get one slice, use in_axes=0");
-    }
-  }
-}
-
 struct LaunchResult {
   std::vector<std::vector<Array>> results;
   std::vector<DeviceContext*> contexts;
@@ -410,6 +396,19 @@ LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& pla
 }
 
 }  // namespace
+
+void add_replication_notes(Error& e, std::span<const Array> args, const PmapOptions& o, int device_count) {
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    bool replicated = !o.in_axes.empty() && k < o.in_axes.size() && !o.in_axes[k];
+    if (!replicated || args[k].ndim() == 0) continue;
+    if (args[k].shape()[0] == device_count && device_count > 1) {
+      e.mutable_report().details.push_back(
+          "note: " + arg_label(o, k) + " (shape " + shape_to_string(args[k].shape()) +
+          ") is replicated (in_axes=None), yet its axis 0 equals the device count " + std::to_string(device_count) +
+          ": if each device should get one slice, use in_axes=0");
+    }
+  }
+}
 
 std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std::span<const Array> args,
                                   const PmapOptions& options) {
@@ -447,7 +446,7 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
     try {
       std::rethrow_exception(error);
     } catch (Error& e) {
-      add_replication_notes(e, plan, args, options);
+      add_replication_notes(e, args, options, plan.count);
       // The other processes stop too, naming this one (no-op when the error
       // came from them: this process has stopped already).
       if (runtime.processes) runtime.processes->fail(e.kind() + ": " + e.report().message);
@@ -461,6 +460,13 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
   }
   for (const auto& o : runtime.options.observers) o->on_run_end(info, nullptr);
   return stack_outputs(plan, lr.results, options, lr.contexts);
+}
+
+int plan_top_level_axis_size(RuntimeState& runtime, std::span<const Array> args, const PmapOptions& options) {
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (args[k].valid()) check_placement(args[k], "pmap");
+  }
+  return plan_pmap(runtime.options, runtime.local, nullptr, args, options).axes.at(0).size;
 }
 
 std::vector<Array> pmap_nested(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options) {

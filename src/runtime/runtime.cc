@@ -122,6 +122,10 @@ int Runtime::local_device_count() const { return impl_->state.local.count; }
 int Runtime::first_local_device() const { return impl_->state.local.first; }
 const std::string& Runtime::backend_name() const { return impl_->backend_name; }
 
+int Runtime::pmap_axis_size(std::span<const Array> args, const PmapOptions& options) {
+  return detail::plan_top_level_axis_size(impl_->state, args, options);
+}
+
 std::vector<Array> Runtime::pmap(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options) {
   if (detail::current_context() != nullptr) return detail::pmap_nested(fn, args, options);
   std::lock_guard<std::mutex> lock(impl_->run_mu);

@@ -111,6 +111,12 @@ class Runtime {
   /// CollectiveMismatch, DeviceError, ...), after every device stopped.
   std::vector<Array> pmap(const DeviceFn& fn, std::span<const Array> args, const PmapOptions& options);
 
+  /// Checks how a top-level pmap would split `args` (the same
+  /// InputSplitError / DeviceCountError it would throw) and returns the size
+  /// of its mapped axis, without running anything: front ends that trace the
+  /// function first learn the per-device shapes and the axis size this way.
+  int pmap_axis_size(std::span<const Array> args, const PmapOptions& options);
+
   ArenaUsage arena_usage(DeviceId device) const;
 
   /// Stops the run in progress (if any) with an error of kind "Interrupted"

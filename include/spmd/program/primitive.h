@@ -1,0 +1,43 @@
+#pragma once
+/// \file
+/// The primitives a traced program is made of, each with the two rules JAX
+/// gives a primitive: abstract evaluation (output shapes and dtypes from the
+/// operands', checked the way running it would check them) and its
+/// implementation over Arrays (run on the calling device, or on the host).
+///
+/// The implementations call the runtime's kernels and collectives, so a
+/// program's collectives meet at the same rendezvous, with the same checks and
+/// reports, as any other spmd code.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spmd/program/program.h"
+
+namespace spmd::program {
+
+struct Primitive {
+  using AbstractEval = std::vector<Aval> (*)(const Primitive& self, std::span<const Aval> in, const Params& params,
+                                             const AxisEnv& axes);
+  using Impl = std::vector<Array> (*)(const Primitive& self, std::span<const Array> in, const Params& params,
+                                      SourceLoc loc);
+  std::string name;
+  AbstractEval abstract_eval = nullptr;
+  Impl impl = nullptr;
+  int op = 0;  ///< the kernel's op code (UnaryOp, BinaryOp, ReduceOp) where one implementation serves several
+};
+
+/// The primitive called `name`; throws ProgramError kind "NotImplementedError"
+/// for a name spmdsim does not know (a front end asking for a missing one).
+const Primitive& find_primitive(std::string_view name);
+
+/// Every primitive's name, sorted (for tests and documentation).
+std::vector<std::string> primitive_names();
+
+/// Applies one primitive to concrete arrays: eager evaluation outside any
+/// trace (jnp on concrete values), and each equation of a running program.
+std::vector<Array> apply(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc = {});
+
+}  // namespace spmd::program

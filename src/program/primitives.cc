@@ -1,0 +1,690 @@
+// The primitive registry: for each primitive, its abstract evaluation and its
+// implementation over the runtime's kernels and collectives.
+//
+// Elementwise dtype rules are not written twice: abstract evaluation runs the
+// kernel itself on one-element operands of the same dtypes and weak types,
+// so a traced program promotes exactly as eager code does.
+
+#include "spmd/program/primitive.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "spmd/collectives/all_gather.h"
+#include "spmd/collectives/all_to_all.h"
+#include "spmd/collectives/axis_index.h"
+#include "spmd/collectives/ppermute.h"
+#include "spmd/collectives/psum_scatter.h"
+#include "spmd/collectives/reduce.h"
+#include "spmd/core/creation.h"
+#include "spmd/core/elementwise.h"
+#include "spmd/core/layout.h"
+#include "spmd/core/linalg.h"
+#include "spmd/core/reduction.h"
+#include "spmd/error.h"
+#include "spmd/program/executor.h"
+#include "spmd/runtime/device.h"
+#include "rendezvous/unbound_axis.h"
+
+namespace spmd::program {
+
+namespace {
+
+using Avals = std::vector<Aval>;
+using Arrays = std::vector<Array>;
+
+[[noreturn]] void type_error(const Primitive& p, const std::string& message, std::string hint = {}) {
+  throw InvalidArgument(make_report("TypeError", p.name + ": " + message, std::move(hint)));
+}
+
+void require_arity(const Primitive& p, std::size_t got, std::size_t want) {
+  if (got != want) {
+    type_error(p, "takes " + std::to_string(want) + " operand" + (want == 1 ? "" : "s") + ", got " +
+                      std::to_string(got));
+  }
+}
+
+// A one-element host array with `a`'s dtype and weak type: what abstract
+// evaluation feeds a kernel to learn its result type.
+Array probe(const Aval& a) { return Array::scalar(1, a.dtype, a.weak_type); }
+
+Shape to_shape(const std::vector<std::int64_t>& v) { return Shape(v.begin(), v.end()); }
+
+std::vector<int> to_ints(const std::vector<std::int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
+
+// --- elementwise ------------------------------------------------------------
+
+Avals unary_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  Aval r = Aval::of(unary(static_cast<UnaryOp>(p.op), probe(in[0])));
+  r.shape = in[0].shape;
+  return {r};
+}
+Arrays unary_impl(const Primitive& p, std::span<const Array> in, const Params&, SourceLoc) {
+  return {unary(static_cast<UnaryOp>(p.op), in[0])};
+}
+
+// and/or/xor/not are logical on booleans and bitwise on integers, as in lax.
+BinaryOp binary_op_for(const Primitive& p, DType a) {
+  auto op = static_cast<BinaryOp>(p.op);
+  if (a == DType::kBool) {
+    if (op == BinaryOp::kBitwiseAnd) return BinaryOp::kLogicalAnd;
+    if (op == BinaryOp::kBitwiseOr) return BinaryOp::kLogicalOr;
+    if (op == BinaryOp::kBitwiseXor) return BinaryOp::kLogicalXor;
+  }
+  return op;
+}
+
+Avals binary_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+  require_arity(p, in.size(), 2);
+  Shape shape = broadcast_shapes(in[0].shape, in[1].shape, p.name);
+  Aval r = Aval::of(binary(binary_op_for(p, in[0].dtype), probe(in[0]), probe(in[1])));
+  r.shape = std::move(shape);
+  return {r};
+}
+Arrays binary_impl(const Primitive& p, std::span<const Array> in, const Params&, SourceLoc) {
+  return {binary(binary_op_for(p, in[0].dtype()), in[0], in[1])};
+}
+
+// select_n(pred, on_false, on_true), lax's operand order.
+Avals select_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+  require_arity(p, in.size(), 3);
+  Shape shape = broadcast_shapes(broadcast_shapes(in[0].shape, in[1].shape, p.name), in[2].shape, p.name);
+  Aval r = Aval::of(where(probe(in[0]), probe(in[2]), probe(in[1])));
+  r.shape = std::move(shape);
+  return {r};
+}
+Arrays select_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
+  return {where(in[0], in[2], in[1])};
+}
+
+Avals convert_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  const std::string& name = params.get<std::string>("new_dtype", p.name);
+  auto dt = parse_dtype(name);
+  if (!dt) type_error(p, "unknown dtype '" + name + "'");
+  return {Aval{in[0].shape, *dt, params.get_or<bool>("weak_type", false)}};
+}
+Arrays convert_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  DType dt = *parse_dtype(params.get<std::string>("new_dtype", p.name));
+  return {astype(in[0], dt).with_weak_type(params.get_or<bool>("weak_type", false))};
+}
+
+// --- reductions -------------------------------------------------------------
+
+Avals reduce_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  const auto& axes = params.get<std::vector<std::int64_t>>("axes", p.name);
+  // The kernel on an all-ones shape of the same rank checks the axes and
+  // gives the dtype; the real sizes follow.
+  Shape ones(in[0].shape.size(), 1);
+  Array r = reduce(static_cast<ReduceOp>(p.op), Array::uninitialized(ones, in[0].dtype), to_ints(axes), false);
+  std::vector<bool> reduced(in[0].shape.size(), false);
+  for (std::int64_t a : axes) reduced[static_cast<std::size_t>(normalize_axis(a, static_cast<int>(ones.size()), p.name))] = true;
+  Shape shape;
+  for (std::size_t d = 0; d < reduced.size(); ++d) {
+    if (!reduced[d]) shape.push_back(in[0].shape[d]);
+  }
+  return {Aval{shape, r.dtype(), false}};
+}
+Arrays reduce_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {reduce(static_cast<ReduceOp>(p.op), in[0], to_ints(params.get<std::vector<std::int64_t>>("axes", p.name)),
+                 false)};
+}
+
+// --- layout -----------------------------------------------------------------
+
+Avals reshape_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  Shape shape = to_shape(params.get<std::vector<std::int64_t>>("new_sizes", p.name));
+  if (num_elements(shape) != num_elements(in[0].shape)) {
+    throw_shape_error("reshape", "cannot reshape array of shape " + shape_to_string(in[0].shape) + " (size " +
+                                     std::to_string(num_elements(in[0].shape)) + ") into shape " +
+                                     shape_to_string(shape) + " (size " + std::to_string(num_elements(shape)) + ")");
+  }
+  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+}
+Arrays reshape_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {reshape(in[0], to_shape(params.get<std::vector<std::int64_t>>("new_sizes", p.name)))};
+}
+
+Avals transpose_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  const auto& perm = params.get<std::vector<std::int64_t>>("permutation", p.name);
+  std::vector<bool> seen(in[0].shape.size(), false);
+  Shape shape;
+  for (std::int64_t a : perm) {
+    int d = normalize_axis(a, static_cast<int>(in[0].shape.size()), p.name, "permutation");
+    if (seen[static_cast<std::size_t>(d)]) type_error(p, "permutation repeats axis " + std::to_string(d));
+    seen[static_cast<std::size_t>(d)] = true;
+    shape.push_back(in[0].shape[static_cast<std::size_t>(d)]);
+  }
+  if (perm.size() != in[0].shape.size()) {
+    type_error(p, "permutation of length " + std::to_string(perm.size()) + " for an array of rank " +
+                      std::to_string(in[0].shape.size()));
+  }
+  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+}
+Arrays transpose_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {transpose(in[0], to_ints(params.get<std::vector<std::int64_t>>("permutation", p.name)))};
+}
+
+// broadcast_in_dim(x; shape, broadcast_dimensions): operand dimension k goes
+// to output dimension broadcast_dimensions[k]; the others are new.
+Avals broadcast_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  Shape shape = to_shape(params.get<std::vector<std::int64_t>>("shape", p.name));
+  const auto& dims = params.get<std::vector<std::int64_t>>("broadcast_dimensions", p.name);
+  if (dims.size() != in[0].shape.size()) type_error(p, "broadcast_dimensions must have one entry per operand axis");
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    std::int64_t d = dims[k];
+    if (d < 0 || d >= static_cast<std::int64_t>(shape.size()) ||
+        (in[0].shape[k] != 1 && in[0].shape[k] != shape[static_cast<std::size_t>(d)])) {
+      throw_shape_error("broadcast_in_dim", "cannot broadcast an array of shape " + shape_to_string(in[0].shape) +
+                                                " to shape " + shape_to_string(shape));
+    }
+  }
+  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+}
+Arrays broadcast_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  Shape shape = to_shape(params.get<std::vector<std::int64_t>>("shape", p.name));
+  const auto& dims = params.get<std::vector<std::int64_t>>("broadcast_dimensions", p.name);
+  Shape expanded(shape.size(), 1);
+  for (std::size_t k = 0; k < dims.size(); ++k) expanded[static_cast<std::size_t>(dims[k])] = in[0].shape()[k];
+  return {broadcast_to(reshape(in[0], expanded), shape)};
+}
+
+Avals concatenate_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  if (in.empty()) type_error(p, "needs at least one operand");
+  std::vector<Array> probes;
+  for (const Aval& a : in) probes.push_back(probe(a));
+  DType dt = in[0].dtype;
+  bool weak = in[0].weak_type;
+  for (const Aval& a : in.subspan(1)) {
+    PromotedType t = promote_weak(dt, weak, a.dtype, a.weak_type);
+    dt = t.dtype;
+    weak = t.weak;
+  }
+  int axis = normalize_axis(params.get<std::int64_t>("dimension", p.name), static_cast<int>(in[0].shape.size()), p.name);
+  Shape shape = in[0].shape;
+  for (const Aval& a : in.subspan(1)) {
+    bool same = a.shape.size() == shape.size();
+    for (std::size_t d = 0; same && d < shape.size(); ++d) same = static_cast<int>(d) == axis || a.shape[d] == shape[d];
+    if (!same) {
+      throw_shape_error("concatenate", "all input arrays must have the same shape except along axis " +
+                                           std::to_string(axis) + ", got " + shape_to_string(in[0].shape) + " and " +
+                                           shape_to_string(a.shape));
+    }
+    shape[static_cast<std::size_t>(axis)] += a.shape[static_cast<std::size_t>(axis)];
+  }
+  return {Aval{shape, dt, weak}};
+}
+Arrays concatenate_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {concatenate(std::vector<Array>(in.begin(), in.end()), static_cast<int>(params.get<std::int64_t>("dimension", p.name)))};
+}
+
+// matmul with numpy's rules (1-d operands, batch broadcasting).
+Avals matmul_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+  require_arity(p, in.size(), 2);
+  const Shape& a = in[0].shape;
+  const Shape& b = in[1].shape;
+  if (a.empty() || b.empty()) type_error(p, "operands must have at least one dimension, got " + in[0].str() + " and " + in[1].str());
+  std::int64_t ka = a.back();
+  std::int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
+  if (ka != kb) {
+    throw_shape_error("matmul", "contracting dimensions differ: " + in[0].str() + " @ " + in[1].str() + " (" +
+                                    std::to_string(ka) + " != " + std::to_string(kb) + ")");
+  }
+  Shape batch_a(a.begin(), a.end() - (a.size() >= 2 ? 2 : 1));
+  Shape batch_b(b.begin(), b.end() - (b.size() >= 2 ? 2 : 1));
+  Shape shape = broadcast_shapes(batch_a, batch_b, "matmul");
+  if (a.size() >= 2) shape.push_back(a[a.size() - 2]);
+  if (b.size() >= 2) shape.push_back(b.back());
+  Aval r = Aval::of(binary(BinaryOp::kMultiply, probe(in[0]), probe(in[1])));
+  r.shape = shape;
+  r.weak_type = false;
+  return {r};
+}
+Arrays matmul_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
+  return {matmul(in[0], in[1])};
+}
+
+// index(x; items): basic indexing with static ints, slices, None and
+// Ellipsis. Each item is five numbers: kind (0 int, 1 slice, 2 newaxis,
+// 3 ellipsis), index or start, stop, step, and which of start/stop/step are
+// given (bits 0, 1, 2).
+std::vector<IndexItem> index_items(const Primitive& p, const Params& params) {
+  const auto& flat = params.get<std::vector<std::int64_t>>("items", p.name);
+  std::vector<IndexItem> items;
+  for (std::size_t i = 0; i + 4 < flat.size(); i += 5) {
+    std::int64_t mask = flat[i + 4];
+    switch (flat[i]) {
+      case 0: items.push_back(IndexItem::at(flat[i + 1])); break;
+      case 1:
+        items.push_back(IndexItem::slice(mask & 1 ? std::optional<std::int64_t>(flat[i + 1]) : std::nullopt,
+                                         mask & 2 ? std::optional<std::int64_t>(flat[i + 2]) : std::nullopt,
+                                         mask & 4 ? std::optional<std::int64_t>(flat[i + 3]) : std::nullopt));
+        break;
+      case 2: items.push_back(IndexItem::new_axis()); break;
+      default: items.push_back(IndexItem::ellipsis()); break;
+    }
+  }
+  return items;
+}
+
+// Python's slice.indices(): the number of elements a slice selects.
+std::int64_t slice_length(const IndexItem& it, std::int64_t d) {
+  std::int64_t step = it.step.value_or(1);
+  if (step == 0) throw_invalid_argument("ValueError", "slice step cannot be zero");
+  std::int64_t lower = step > 0 ? 0 : -1;
+  std::int64_t upper = step > 0 ? d : d - 1;
+  auto bound = [&](std::optional<std::int64_t> v, std::int64_t fallback) {
+    if (!v) return fallback;
+    std::int64_t x = *v < 0 ? *v + d : *v;
+    return std::clamp(x, lower, upper);
+  };
+  std::int64_t start = bound(it.start, step > 0 ? lower : upper);
+  std::int64_t stop = bound(it.stop, step > 0 ? upper : lower);
+  if (step > 0) return stop > start ? (stop - start - 1) / step + 1 : 0;
+  return start > stop ? (start - stop - 1) / (-step) + 1 : 0;
+}
+
+Avals index_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  std::vector<IndexItem> items = index_items(p, params);
+  const Shape& shape = in[0].shape;
+  std::size_t consuming = 0;
+  bool ellipsis = false;
+  for (const IndexItem& it : items) {
+    if (it.kind == IndexItem::Kind::kInt || it.kind == IndexItem::Kind::kSlice) ++consuming;
+    if (it.kind == IndexItem::Kind::kEllipsis) {
+      if (ellipsis) throw_invalid_argument("IndexError", "an index can only have a single ellipsis ('...')");
+      ellipsis = true;
+    }
+  }
+  if (consuming > shape.size()) {
+    throw_invalid_argument("IndexError", "Too many indices: " + std::to_string(shape.size()) +
+                                             "-dimensional array indexed with " + std::to_string(consuming) +
+                                             " regular indices.");
+  }
+  Shape out;
+  std::size_t d = 0;
+  for (const IndexItem& it : items) {
+    switch (it.kind) {
+      case IndexItem::Kind::kInt: {
+        std::int64_t n = shape[d];
+        if (it.index < -n || it.index >= n) {
+          throw_invalid_argument("IndexError", "index " + std::to_string(it.index) + " is out of bounds for axis " +
+                                                   std::to_string(d) + " with size " + std::to_string(n));
+        }
+        ++d;
+        break;
+      }
+      case IndexItem::Kind::kSlice: out.push_back(slice_length(it, shape[d])); ++d; break;
+      case IndexItem::Kind::kNewAxis: out.push_back(1); break;
+      case IndexItem::Kind::kEllipsis:
+        for (std::size_t k = 0; k < shape.size() - consuming; ++k) out.push_back(shape[d++]);
+        break;
+    }
+  }
+  for (; d < shape.size(); ++d) out.push_back(shape[d]);
+  return {Aval{out, in[0].dtype, in[0].weak_type}};
+}
+Arrays index_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {index(in[0], index_items(p, params))};
+}
+
+// index_update(x, values; items, mode): x.at[items].set/add/mul/min/max(values).
+UpdateMode update_mode(const Primitive& p, const Params& params) {
+  const std::string& m = params.get<std::string>("mode", p.name);
+  if (m == "set") return UpdateMode::kSet;
+  if (m == "add") return UpdateMode::kAdd;
+  if (m == "mul") return UpdateMode::kMultiply;
+  if (m == "min") return UpdateMode::kMin;
+  if (m == "max") return UpdateMode::kMax;
+  type_error(p, "unknown update mode '" + m + "'");
+}
+Avals index_update_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
+  require_arity(p, in.size(), 2);
+  update_mode(p, params);
+  Aval selected = index_abstract(p, in.subspan(0, 1), params, env)[0];
+  broadcast_shapes(selected.shape, in[1].shape, "x.at[...] update");
+  Shape b = broadcast_shapes(selected.shape, in[1].shape, "x.at[...] update");
+  if (b != selected.shape) {
+    throw_shape_error("x.at[...] update", "values of shape " + shape_to_string(in[1].shape) +
+                                              " do not fit the selected shape " + shape_to_string(selected.shape));
+  }
+  return {in[0]};
+}
+Arrays index_update_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {index_update(in[0], index_items(p, params), in[1], update_mode(p, params))};
+}
+
+// take(x, indices; axis): x's slices at integer indices (a traced index).
+Avals take_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 2);
+  if (!is_integer(in[1].dtype)) type_error(p, "indices must be integers, got " + in[1].str());
+  int axis = normalize_axis(params.get<std::int64_t>("axis", p.name), static_cast<int>(in[0].shape.size()), p.name);
+  Shape out(in[0].shape.begin(), in[0].shape.begin() + axis);
+  out.insert(out.end(), in[1].shape.begin(), in[1].shape.end());
+  out.insert(out.end(), in[0].shape.begin() + axis + 1, in[0].shape.end());
+  return {Aval{out, in[0].dtype, in[0].weak_type}};
+}
+Arrays take_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {take(in[0], in[1], static_cast<int>(params.get<std::int64_t>("axis", p.name)))};
+}
+
+// --- collectives ------------------------------------------------------------
+
+AxisSet axes_of(const Primitive& p, const Params& params) {
+  return AxisSet(params.get<std::vector<std::string>>("axes", p.name));
+}
+
+// The size of the group the axes span, checking each is bound, as JAX does
+// when the collective is traced ("unbound axis name: j").
+std::int64_t bound_size(const Primitive& p, const Params& params, const AxisEnv& env) {
+  std::int64_t n = 1;
+  for (const std::string& name : params.get<std::vector<std::string>>("axes", p.name)) {
+    auto it = std::find_if(env.rbegin(), env.rend(), [&](const AxisFrame& f) { return f.name == name; });
+    if (it == env.rend()) {
+      // Names bound with an empty name are anonymous pmaps: not addressable.
+      std::vector<std::string> names;
+      for (const AxisFrame& f : env) {
+        if (!f.name.empty()) names.push_back(f.name);
+      }
+      throw AxisNameError(detail::unbound_axis_report(p.name, name, env.empty() ? nullptr : &names, {}));
+    }
+    n *= it->size;
+  }
+  return n;
+}
+
+AxisIndexGroups groups_of(const Params& params) {
+  auto flat = params.get_or<std::vector<std::int64_t>>("axis_index_groups", {});
+  std::int64_t group_size = params.get_or<std::int64_t>("group_size", 0);
+  AxisIndexGroups groups;
+  for (std::size_t i = 0; group_size > 0 && i < flat.size(); i += static_cast<std::size_t>(group_size)) {
+    groups.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(i), flat.begin() + static_cast<std::ptrdiff_t>(i) + group_size);
+  }
+  return groups;
+}
+
+Avals reduction_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
+  bound_size(p, params, env);
+  Avals out;
+  for (const Aval& a : in) {
+    Aval r = a;
+    if (p.name == "psum" && a.dtype == DType::kBool) r.dtype = DType::kInt32;
+    if (p.name == "pmean" && !is_floating(a.dtype)) r.dtype = kDefaultFloat;
+    out.push_back(r);
+  }
+  return out;
+}
+Arrays reduction_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  AxisSet axes = axes_of(p, params);
+  AxisIndexGroups groups = groups_of(params);
+  switch (p.op) {
+    case 0: return psum(in, axes, groups, loc);
+    case 1: return pmean(in, axes, groups, loc);
+    case 2: return pmax(in, axes, groups, loc);
+    default: return pmin(in, axes, groups, loc);
+  }
+}
+
+Avals all_gather_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
+  require_arity(p, in.size(), 1);
+  std::int64_t n = bound_size(p, params, env);
+  AxisIndexGroups groups = groups_of(params);
+  if (!groups.empty()) n = static_cast<std::int64_t>(groups[0].size());
+  bool tiled = params.get_or<bool>("tiled", false);
+  Shape shape = in[0].shape;
+  int rank = static_cast<int>(shape.size()) + (tiled ? 0 : 1);
+  int axis = normalize_axis(params.get<std::int64_t>("axis", p.name), rank, p.name);
+  if (tiled) {
+    shape[static_cast<std::size_t>(axis)] *= n;
+  } else {
+    shape.insert(shape.begin() + axis, n);
+  }
+  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+}
+Arrays all_gather_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  return {all_gather(in[0], axes_of(p, params), static_cast<int>(params.get<std::int64_t>("axis", p.name)),
+                     params.get_or<bool>("tiled", false), groups_of(params), loc)};
+}
+
+Avals same_aval_collective_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                    const AxisEnv& env) {
+  require_arity(p, in.size(), 1);
+  bound_size(p, params, env);
+  return {in[0]};
+}
+
+Arrays ppermute_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  const auto& flat = params.get<std::vector<std::int64_t>>("perm", p.name);
+  Permutation perm;
+  for (std::size_t i = 0; i + 1 < flat.size(); i += 2) perm.emplace_back(static_cast<int>(flat[i]), static_cast<int>(flat[i + 1]));
+  return {ppermute(in[0], axes_of(p, params), perm, loc)};
+}
+
+Avals axis_index_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
+  require_arity(p, in.size(), 0);
+  bound_size(p, params, env);
+  return {Aval{{}, DType::kInt32, false}};
+}
+Arrays axis_index_impl(const Primitive& p, std::span<const Array>, const Params& params, SourceLoc loc) {
+  return {axis_index(axes_of(p, params), loc)};
+}
+
+Avals psum_scatter_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
+  require_arity(p, in.size(), 1);
+  std::int64_t n = bound_size(p, params, env);
+  bool tiled = params.get_or<bool>("tiled", false);
+  Shape shape = in[0].shape;
+  int d = normalize_axis(params.get<std::int64_t>("scatter_dimension", p.name), static_cast<int>(shape.size()), p.name);
+  std::int64_t size = shape[static_cast<std::size_t>(d)];
+  if ((tiled && size % n != 0) || (!tiled && size != n)) {
+    throw_shape_error("psum_scatter", "scatter dimension " + std::to_string(d) + " of " + in[0].str() + " must " +
+                                          (tiled ? "be divisible by" : "equal") + " the axis size " + std::to_string(n));
+  }
+  if (tiled) {
+    shape[static_cast<std::size_t>(d)] = size / n;
+  } else {
+    shape.erase(shape.begin() + d);
+  }
+  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+}
+Arrays psum_scatter_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  return {psum_scatter(in[0], axes_of(p, params), static_cast<int>(params.get<std::int64_t>("scatter_dimension", p.name)),
+                       params.get_or<bool>("tiled", false), groups_of(params), loc)};
+}
+
+Avals all_to_all_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
+  require_arity(p, in.size(), 1);
+  std::int64_t n = bound_size(p, params, env);
+  AxisIndexGroups groups = groups_of(params);
+  if (!groups.empty()) n = static_cast<std::int64_t>(groups[0].size());
+  bool tiled = params.get_or<bool>("tiled", false);
+  Shape shape = in[0].shape;
+  int rank = static_cast<int>(shape.size());
+  int split = normalize_axis(params.get<std::int64_t>("split_axis", p.name), rank, p.name, "split_axis");
+  std::int64_t size = shape[static_cast<std::size_t>(split)];
+  if ((tiled && size % n != 0) || (!tiled && size != n)) {
+    throw_shape_error("all_to_all", "split_axis " + std::to_string(split) + " of " + in[0].str() + " must " +
+                                        (tiled ? "be divisible by" : "equal") + " the axis size " + std::to_string(n));
+  }
+  if (tiled) {
+    int concat = normalize_axis(params.get<std::int64_t>("concat_axis", p.name), rank, p.name, "concat_axis");
+    shape[static_cast<std::size_t>(split)] /= n;
+    shape[static_cast<std::size_t>(concat)] *= n;
+  } else {
+    shape.erase(shape.begin() + split);
+    int concat = normalize_axis(params.get<std::int64_t>("concat_axis", p.name), rank, p.name, "concat_axis");
+    shape.insert(shape.begin() + concat, n);
+  }
+  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+}
+Arrays all_to_all_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  return {all_to_all(in[0], axes_of(p, params), static_cast<int>(params.get<std::int64_t>("split_axis", p.name)),
+                     static_cast<int>(params.get<std::int64_t>("concat_axis", p.name)), params.get_or<bool>("tiled", false),
+                     groups_of(params), loc)};
+}
+
+// --- control flow -----------------------------------------------------------
+
+// cond(index, *operands; branches): runs branches[clamp(index)] on the operands.
+Avals cond_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  const auto& branches = params.get<std::vector<ProgramRef>>("branches", p.name);
+  if (in.empty() || !in[0].shape.empty() || is_floating(in[0].dtype)) {
+    type_error(p, "the branch index must be an integer or boolean scalar");
+  }
+  return branches.at(0)->output_avals();
+}
+Arrays cond_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  const auto& branches = params.get<std::vector<ProgramRef>>("branches", p.name);
+  std::int64_t i = in[0].element_as_int64(0);
+  i = std::clamp<std::int64_t>(i, 0, static_cast<std::int64_t>(branches.size()) - 1);
+  record_decision(params.get_or<std::string>("source", "lax.cond"), i, loc);
+  return execute(*branches[static_cast<std::size_t>(i)], in.subspan(1));
+}
+
+// while(*cond_consts, *body_consts, *carry; cond_program, body_program, cond_nconsts, body_nconsts)
+Avals while_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  const auto& body = params.get<ProgramRef>("body_jaxpr", p.name);
+  return body->output_avals();
+}
+Arrays while_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  const ProgramRef& cond = params.get<ProgramRef>("cond_jaxpr", p.name);
+  const ProgramRef& body = params.get<ProgramRef>("body_jaxpr", p.name);
+  auto nc = static_cast<std::size_t>(params.get<std::int64_t>("cond_nconsts", p.name));
+  auto nb = static_cast<std::size_t>(params.get<std::int64_t>("body_nconsts", p.name));
+  const std::string what = params.get_or<std::string>("source", "lax.while_loop");
+  std::vector<Array> cond_args(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(nc));
+  std::vector<Array> body_args(in.begin() + static_cast<std::ptrdiff_t>(nc), in.begin() + static_cast<std::ptrdiff_t>(nc + nb));
+  std::vector<Array> carry(in.begin() + static_cast<std::ptrdiff_t>(nc + nb), in.end());
+  // Each test is a decision, as in a Python loop: devices whose trip counts
+  // differ part at the first test with different outcomes, which the
+  // deadlock report names even when a device never leaves the loop.
+  for (;;) {
+    std::vector<Array> args = cond_args;
+    args.insert(args.end(), carry.begin(), carry.end());
+    bool go = execute(*cond, args).at(0).element_as_bool(0);
+    record_decision(what, go ? 1 : 0, loc);
+    if (!go) break;
+    args = body_args;
+    args.insert(args.end(), carry.begin(), carry.end());
+    carry = execute(*body, args);
+  }
+  return carry;
+}
+
+// Nested pmap (a pmap traced inside a pmap-ed function).
+Avals pmap_abstract(const Primitive& p, std::span<const Aval>, const Params& params, const AxisEnv&) {
+  const auto& body = params.get<ProgramRef>("call_jaxpr", p.name);
+  const auto& out_axes = params.get<std::vector<std::int64_t>>("out_axes", p.name);
+  std::int64_t n = params.get<std::int64_t>("axis_size", p.name);
+  Avals out = body->output_avals();
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (out_axes[k] >= 0) out[k].shape.insert(out[k].shape.begin() + out_axes[k], n);
+  }
+  return out;
+}
+Arrays pmap_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  PmapOptions o;
+  o.axis_name = params.get<std::string>("axis_name", p.name);
+  o.axis_size = static_cast<int>(params.get<std::int64_t>("axis_size", p.name));
+  for (std::int64_t a : params.get<std::vector<std::int64_t>>("in_axes", p.name)) o.in_axes.push_back(a < 0 ? kReplicated : MapAxis(a));
+  for (std::int64_t a : params.get<std::vector<std::int64_t>>("out_axes", p.name)) o.out_axes.push_back(a < 0 ? kReplicated : MapAxis(a));
+  o.loc = loc;
+  return pmap_program(params.get<ProgramRef>("call_jaxpr", p.name), in, o);
+}
+
+// --- the table ----------------------------------------------------------------
+
+std::map<std::string, Primitive, std::less<>> build_registry() {
+  std::map<std::string, Primitive, std::less<>> r;
+  auto add = [&](std::string name, Primitive::AbstractEval a, Primitive::Impl i, int op = 0) {
+    r[name] = Primitive{name, a, i, op};
+  };
+  const std::pair<const char*, UnaryOp> unaries[] = {
+      {"neg", UnaryOp::kNegative},     {"abs", UnaryOp::kAbs},         {"sign", UnaryOp::kSign},
+      {"exp", UnaryOp::kExp},          {"log", UnaryOp::kLog},         {"log1p", UnaryOp::kLog1p},
+      {"expm1", UnaryOp::kExpm1},      {"sqrt", UnaryOp::kSqrt},       {"rsqrt", UnaryOp::kRsqrt},
+      {"square", UnaryOp::kSquare},    {"sin", UnaryOp::kSin},         {"cos", UnaryOp::kCos},
+      {"tan", UnaryOp::kTan},          {"tanh", UnaryOp::kTanh},       {"sinh", UnaryOp::kSinh},
+      {"cosh", UnaryOp::kCosh},        {"asin", UnaryOp::kArcsin},     {"acos", UnaryOp::kArccos},
+      {"atan", UnaryOp::kArctan},      {"logistic", UnaryOp::kLogistic}, {"floor", UnaryOp::kFloor},
+      {"ceil", UnaryOp::kCeil},        {"round", UnaryOp::kRound},     {"not", UnaryOp::kBitwiseNot},
+      {"is_nan", UnaryOp::kIsNan},     {"is_inf", UnaryOp::kIsInf},    {"is_finite", UnaryOp::kIsFinite},
+      {"reciprocal", UnaryOp::kReciprocal},
+  };
+  for (auto [name, op] : unaries) add(name, unary_abstract, unary_impl, static_cast<int>(op));
+  const std::pair<const char*, BinaryOp> binaries[] = {
+      {"add", BinaryOp::kAdd},       {"sub", BinaryOp::kSubtract},     {"mul", BinaryOp::kMultiply},
+      {"div", BinaryOp::kDivide},    {"floor_div", BinaryOp::kFloorDivide}, {"rem", BinaryOp::kRemainder},
+      {"pow", BinaryOp::kPower},     {"max", BinaryOp::kMaximum},      {"min", BinaryOp::kMinimum},
+      {"eq", BinaryOp::kEqual},      {"ne", BinaryOp::kNotEqual},      {"lt", BinaryOp::kLess},
+      {"le", BinaryOp::kLessEqual},  {"gt", BinaryOp::kGreater},       {"ge", BinaryOp::kGreaterEqual},
+      {"and", BinaryOp::kBitwiseAnd}, {"or", BinaryOp::kBitwiseOr},    {"xor", BinaryOp::kBitwiseXor},
+      {"atan2", BinaryOp::kArctan2},
+  };
+  for (auto [name, op] : binaries) add(name, binary_abstract, binary_impl, static_cast<int>(op));
+  add("select_n", select_abstract, select_impl);
+  add("convert_element_type", convert_abstract, convert_impl);
+  const std::pair<const char*, ReduceOp> reductions[] = {
+      {"reduce_sum", ReduceOp::kSum}, {"reduce_prod", ReduceOp::kProd}, {"reduce_max", ReduceOp::kMax},
+      {"reduce_min", ReduceOp::kMin}, {"reduce_or", ReduceOp::kAny},    {"reduce_and", ReduceOp::kAll},
+      {"argmax", ReduceOp::kArgMax},  {"argmin", ReduceOp::kArgMin},
+  };
+  for (auto [name, op] : reductions) add(name, reduce_abstract, reduce_impl, static_cast<int>(op));
+  add("reshape", reshape_abstract, reshape_impl);
+  add("transpose", transpose_abstract, transpose_impl);
+  add("broadcast_in_dim", broadcast_abstract, broadcast_impl);
+  add("concatenate", concatenate_abstract, concatenate_impl);
+  add("matmul", matmul_abstract, matmul_impl);
+  add("index", index_abstract, index_impl);
+  add("take", take_abstract, take_impl);
+  add("index_update", index_update_abstract, index_update_impl);
+  add("psum", reduction_abstract, reduction_impl, 0);
+  add("pmean", reduction_abstract, reduction_impl, 1);
+  add("pmax", reduction_abstract, reduction_impl, 2);
+  add("pmin", reduction_abstract, reduction_impl, 3);
+  add("all_gather", all_gather_abstract, all_gather_impl);
+  add("ppermute", same_aval_collective_abstract, ppermute_impl);
+  add("psum_scatter", psum_scatter_abstract, psum_scatter_impl);
+  add("axis_index", axis_index_abstract, axis_index_impl);
+  add("all_to_all", all_to_all_abstract, all_to_all_impl);
+  add("cond", cond_abstract, cond_impl);
+  add("while", while_abstract, while_impl);
+  add("xla_pmap", pmap_abstract, pmap_impl);
+  return r;
+}
+
+const std::map<std::string, Primitive, std::less<>>& registry() {
+  static const auto r = build_registry();
+  return r;
+}
+
+}  // namespace
+
+const Primitive& find_primitive(std::string_view name) {
+  auto it = registry().find(name);
+  if (it == registry().end()) {
+    throw ProgramError(make_report("NotImplementedError", "spmdsim does not implement the primitive '" +
+                                                              std::string(name) + "'",
+                                   "please report which jax function needed it"));
+  }
+  return it->second;
+}
+
+std::vector<std::string> primitive_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, p] : registry()) out.push_back(name);
+  return out;
+}
+
+std::vector<Array> apply(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  return p.impl(p, in, params, loc);
+}
+
+}  // namespace spmd::program

@@ -1,0 +1,76 @@
+// _spmd.Array: the concrete array behind jax.Array, and its numpy interop.
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "python/bindings.h"
+#include "spmd/core/format.h"
+#include "spmd/error.h"
+
+namespace spmd::python {
+
+namespace {
+
+// numpy has no bfloat16 without ml_dtypes: such arrays leave as float32.
+const char* numpy_name(DType t) {
+  switch (t) {
+    case DType::kBool: return "bool";
+    case DType::kInt32: return "int32";
+    case DType::kInt64: return "int64";
+    case DType::kFloat16: return "float16";
+    case DType::kBFloat16: return "float32";
+    case DType::kFloat32: return "float32";
+    case DType::kFloat64: return "float64";
+  }
+  return "float32";
+}
+
+py::array to_numpy(const Array& a) {
+  Array host = a.to_host();
+  if (host.dtype() == DType::kBFloat16) {
+    std::vector<double> v = host.to_doubles();
+    py::array_t<float> out(std::vector<py::ssize_t>(host.shape().begin(), host.shape().end()));
+    float* dst = out.mutable_data();
+    for (std::size_t i = 0; i < v.size(); ++i) dst[i] = static_cast<float>(v[i]);
+    return out;
+  }
+  py::array out(py::dtype(numpy_name(host.dtype())), std::vector<py::ssize_t>(host.shape().begin(), host.shape().end()));
+  if (host.nbytes() > 0) std::memcpy(out.mutable_data(), host.raw_data(), host.nbytes());
+  return out;
+}
+
+Array from_numpy(const py::array& in, bool weak) {
+  py::array a = py::array::ensure(in, py::array::c_style);
+  std::string kind = py::str(a.dtype().attr("name"));
+  DType dt = dtype_from_name(kind);
+  Shape shape(a.shape(), a.shape() + a.ndim());
+  Array out = Array::from_raw(a.data(), shape, dt);
+  return weak ? out.with_weak_type(true) : out;
+}
+
+}  // namespace
+
+DType dtype_from_name(const std::string& name) {
+  if (auto t = parse_dtype(name)) return *t;
+  throw InvalidArgument(make_report("TypeError", "spmdsim arrays do not support the dtype " + name,
+                                    "use bool, int32, int64, float16, bfloat16, float32 or float64"));
+}
+
+void bind_arrays(py::module_& m) {
+  py::class_<Array>(m, "Array", "a concrete array on the host or one simulated device")
+      .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("weak_type") = false)
+      .def("to_numpy", &to_numpy)
+      .def_property_readonly("shape", [](const Array& a) { return py::tuple(py::cast(a.shape())); })
+      .def_property_readonly("dtype", [](const Array& a) { return std::string(dtype_name(a.dtype())); })
+      .def_property_readonly("weak_type", &Array::weak_type)
+      .def_property_readonly("nbytes", &Array::nbytes)
+      .def_property_readonly("device", [](const Array& a) { return a.device(); })
+      .def("with_weak_type", &Array::with_weak_type)
+      .def("str", [](const Array& a) { return to_string(a); })
+      .def("repr", [](const Array& a) { return repr(a); })
+      .def("item_str", [](const Array& a) { return format_scalar(a, 0); });
+}
+
+}  // namespace spmd::python

@@ -1,0 +1,42 @@
+#pragma once
+// The `_spmd` module: what spmdsim's `jax` package (src/python/jax) is built
+// on. Python traces; C++ checks, records and runs. Each bind_* adds one
+// concept's classes and functions to the module.
+
+#include <pybind11/pybind11.h>
+
+#include "spmd/core/array.h"
+#include "spmd/source_loc.h"
+
+namespace spmd {
+class Runtime;
+}
+
+namespace spmd::python {
+
+namespace py = pybind11;
+
+void bind_arrays(py::module_& m);
+void bind_programs(py::module_& m);
+void bind_runtime(py::module_& m);
+void bind_errors(py::module_& m);
+void link_embedded_module();
+
+/// The Runtime the module's pmap, device_count, ... use: the one the runner
+/// set for the program being run (nullptr outside a run: a NameError-like
+/// RuntimeError tells the user spmd must run the program).
+void set_runtime(Runtime* rt);
+Runtime& runtime();
+
+/// (file, line, column) from Python, or None, as a SourceLoc with an
+/// interned file name.
+SourceLoc to_loc(const py::handle& loc);
+
+/// numpy dtype name <-> spmd DType.
+DType dtype_from_name(const std::string& name);
+
+/// The C++ error a Python exception of class _spmd.SpmdError carries, or
+/// nullptr for any other exception.
+std::exception_ptr original_error(const py::handle& exc);
+
+}  // namespace spmd::python

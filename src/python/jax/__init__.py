@@ -1,0 +1,25 @@
+"""spmdsim's jax: JAX's API over simulated devices.
+
+`spmd run prog.py` runs a program with this package first on sys.path, so
+`import jax` finds it even where JAX is installed. pmap and jit trace the
+function once into a program that every simulated device executes in C++,
+with spmdsim's rendezvous checking each collective and detecting deadlocks
+exactly.
+"""
+
+from jax._src.config import config
+from jax import errors, lax, numpy, tree_util
+from jax._src.api import (block_until_ready, default_backend, device_count, device_get, device_put,
+                          device_put_replicated, device_put_sharded, devices, jit, local_device_count,
+                          local_devices, make_jaxpr, pmap, process_count, process_index)
+from jax._src.core import Array
+from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+
+__version__ = '0.4.30+spmdsim'
+
+
+
+def __getattr__(name):
+    if name in ('random', 'nn', 'debug', 'scipy', 'sharding', 'experimental', 'distributed'):
+        raise AttributeError(f"spmdsim's jax does not provide jax.{name} yet (the new front end is being built)")
+    raise AttributeError(f"module 'jax' has no attribute '{name}'")

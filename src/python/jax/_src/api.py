@@ -1,0 +1,397 @@
+"""jax.pmap, jax.jit, jax.make_jaxpr and the device queries.
+
+pmap traces the function once per distinct argument signature (shapes,
+dtypes, weak types, static arguments, pytree structure), as JAX does, and
+hands the program to spmdsim's runtime, which splits the arguments, runs the
+program on every device and stacks the results.
+"""
+
+import functools
+import inspect
+
+import numpy as np
+
+import _spmd
+from jax._src import core, source_info, tree_util
+
+
+# --- devices --------------------------------------------------------------------
+
+class Device:
+    """A simulated device, as jax.devices() lists them."""
+
+    def __init__(self, id):
+        self.id = id
+        self.platform = 'cpu' if _spmd.backend() == 'sim' else 'gpu'
+        self.device_kind = 'spmdsim' if self.platform == 'cpu' else 'cuda'
+        n_local = _spmd.local_device_count()
+        self.process_index = id // n_local if _spmd.process_count() > 1 and n_local != _spmd.device_count() else \
+            _spmd.process_index()
+
+    def __repr__(self):
+        return f'CpuDevice(id={self.id})' if self.platform == 'cpu' else f'CudaDevice(id={self.id})'
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+
+def devices(backend=None):
+    return [Device(i) for i in range(_spmd.device_count())]
+
+
+def local_devices(process_index=None, backend=None):
+    first = _spmd.first_local_device()
+    return [Device(i) for i in range(first, first + _spmd.local_device_count())]
+
+
+def device_count(backend=None):
+    return _spmd.device_count()
+
+
+def local_device_count(backend=None):
+    return _spmd.local_device_count()
+
+
+def process_index(backend=None):
+    return _spmd.process_index()
+
+
+def process_count(backend=None):
+    return _spmd.process_count()
+
+
+def default_backend():
+    return 'cpu' if _spmd.backend() == 'sim' else 'gpu'
+
+
+# --- arguments --------------------------------------------------------------------
+
+def _parameter_names(fun, count):
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for p in params:
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            names += [f'{p.name}[{i}]' for i in range(count - len(names))]
+            break
+    while len(names) < count:
+        names.append(f'args[{len(names)}]')
+    return names[:count]
+
+
+def _leaf_names(fun, positions, tree, kw_names):
+    """One name per leaf for reports: "x", "params['w']", "batch[0]"."""
+    top = _parameter_names(fun, max(positions) + 1 if positions else 0)
+    names = []
+    for child, pos in zip(tree.children, positions + kw_names):
+        base = top[pos] if isinstance(pos, int) else pos
+        names += [base + path for path in tree_util.tree_paths(child)]
+    return names
+
+
+def _to_concrete(x):
+    if isinstance(x, core.ArrayImpl):
+        return x._value
+    return core.to_spmd_array(x)
+
+
+# --- pmap ------------------------------------------------------------------------
+
+def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None,
+         backend=None, axis_size=None, donate_argnums=(), global_arg_shapes=None):
+    if fun is None or isinstance(fun, str):
+        if isinstance(fun, str):
+            axis_name = fun
+        return lambda f: pmap(f, axis_name, in_axes=in_axes, out_axes=out_axes,
+                              static_broadcasted_argnums=static_broadcasted_argnums, devices=devices,
+                              backend=backend, axis_size=axis_size, donate_argnums=donate_argnums)
+    if not callable(fun):
+        raise TypeError(f'Expected a callable value, got {fun!r}')
+    if axis_name is not None and not isinstance(axis_name, str):
+        raise TypeError(f'pmap axis_name must be a string, got {type(axis_name).__name__}')
+    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) else \
+        tuple(static_broadcasted_argnums)
+    return _PmappedFunction(fun, axis_name, in_axes, out_axes, static, devices, axis_size)
+
+
+class _PmappedFunction:
+    def __init__(self, fun, axis_name, in_axes, out_axes, static, devices, axis_size):
+        self.fun = fun
+        self.axis_name = axis_name
+        self.in_axes = in_axes
+        self.out_axes = out_axes
+        self.static = static
+        self.devices = [d.id if isinstance(d, Device) else int(d) for d in devices] if devices is not None else []
+        self.axis_size = axis_size
+        self.cache = {}
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args, **kwargs):
+        loc = source_info.current_location()
+        fname = getattr(self.fun, '__name__', 'fun')
+        for s in self.static:
+            if not -len(args) <= s < len(args):
+                raise ValueError(
+                    f'pmapped function has static_broadcasted_argnums={self.static} but was called with only '
+                    f'{len(args)} positional argument{"s" if len(args) != 1 else ""}. All static broadcasted '
+                    'arguments must be passed positionally.')
+        static_pos = {s % len(args) for s in self.static}
+        dyn_pos = [i for i in range(len(args)) if i not in static_pos]
+        dyn_args = tuple(args[i] for i in dyn_pos)
+        in_axes = self.in_axes
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        if isinstance(in_axes, tuple):
+            if len(in_axes) != len(args):
+                raise ValueError(
+                    f'pmap in_axes must be an int, None, or a tuple of entries corresponding to the positional '
+                    f'arguments passed to the function, got in_axes={in_axes} for {len(args)} positional '
+                    f'argument{"s" if len(args) != 1 else ""}.')
+            in_axes = tuple(in_axes[i] for i in dyn_pos)
+        kw_names = sorted(kwargs)
+        leaves, tree = tree_util.tree_flatten(dyn_args + tuple(kwargs[k] for k in kw_names))
+        dyn_tree = tree_util.tree_structure(dyn_args)
+        flat_axes = tree_util.broadcast_prefix(in_axes, dyn_tree, 'pmap in_axes')
+        flat_axes += [0] * (len(leaves) - len(flat_axes))  # keyword arguments are mapped over axis 0
+        names = _leaf_names(self.fun, dyn_pos, tree, kw_names)
+        if any(isinstance(l, core.Tracer) for l in leaves) or core.current_trace() is not None:
+            return self._nested(args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc)
+
+        arrays = [_to_concrete(l) for l in leaves]
+        opts = _spmd.PmapOptions()
+        opts.axis_name = self.axis_name or ''
+        opts.in_axes = [None if a is None else int(a) for a in flat_axes]
+        opts.axis_size = self.axis_size
+        opts.devices = self.devices
+        opts.loc = loc
+        opts.arg_names = names
+        n = _spmd.pmap_axis_size(arrays, opts)
+
+        in_avals = []
+        for a, ax in zip(arrays, opts.in_axes):
+            shape = list(a.shape)
+            if ax is not None:
+                del shape[ax % len(shape)]
+            in_avals.append(core.ShapedArray(shape, a.dtype, a.weak_type))
+        statics = tuple((i, args[i]) for i in sorted(static_pos))
+        key = (tree, tuple(in_avals), _hashable_statics(statics), n)
+        entry = self.cache.get(key)
+        if entry is None:
+            try:
+                entry = self._trace(statics, dyn_pos, kw_names, tree, in_avals, names, n, len(args))
+            except _spmd.SpmdError as e:
+                _spmd.add_pmap_notes(e, arrays, opts, n)
+                raise
+            self.cache[key] = entry
+        program, out_tree, out_axes = entry
+        opts.out_axes = out_axes
+        opts.out_names = ['output' + p for p in tree_util.tree_paths(out_tree)]
+        outs = _spmd.pmap(program, arrays, opts)
+        return out_tree.unflatten([core.ArrayImpl(o) for o in outs])
+
+    def _trace(self, statics, dyn_pos, kw_names, tree, in_avals, names, n, nargs):
+        fun = self.fun
+        static_map = dict(statics)
+
+        def flat_fun(*flat):
+            values = tree.unflatten(list(flat))
+            pos_values = values[:len(dyn_pos)]
+            kw_values = values[len(dyn_pos):]
+            call_args = [None] * nargs
+            for i, v in zip(dyn_pos, pos_values):
+                call_args[i] = v
+            for i, v in static_map.items():
+                call_args[i] = v
+            return fun(*call_args, **dict(zip(kw_names, kw_values)))
+        axes = core.bound_axes() + [(self.axis_name or '', n)]
+        program, out_tree, captured = core.trace_function(flat_fun, in_avals, 'pmap', names, axes, info_from=fun)
+        if captured:
+            raise core._escaped(captured[0])
+        out_axes = tree_util.broadcast_prefix(self.out_axes, out_tree, 'pmap out_axes')
+        return program, out_tree, [None if a is None else int(a) for a in out_axes]
+
+    def _nested(self, args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc):
+        """A pmap called inside a trace (a pmap inside a pmap): recorded as one
+        equation whose program every outer device runs over its own devices."""
+        sizes = {core.aval_of(l).shape[a] for l, a in zip(leaves, flat_axes) if a is not None}
+        if self.axis_size is not None:
+            sizes.add(self.axis_size)
+        if len(sizes) != 1:
+            raise ValueError(f'pmap got inconsistent sizes for array axes to be mapped: {sorted(sizes)}')
+        n = sizes.pop()
+        in_avals = []
+        for l, ax in zip(leaves, flat_axes):
+            a = core.aval_of(l)
+            shape = list(a.shape)
+            if ax is not None:
+                del shape[ax % len(shape)]
+            in_avals.append(core.ShapedArray(shape, a.dtype, a.weak_type))
+        statics = tuple((i, args[i]) for i in sorted(static_pos))
+        program, out_tree, out_axes = self._trace(statics, dyn_pos, kw_names, tree, in_avals, names, n, len(args))
+        outs = core.bind('xla_pmap', *leaves, call_jaxpr=program, axis_name=self.axis_name or '', axis_size=n,
+                         in_axes=tuple(-1 if a is None else int(a) % max(1, core.aval_of(l).ndim)
+                                       for l, a in zip(leaves, flat_axes)),
+                         out_axes=tuple(-1 if a is None else int(a) for a in out_axes))
+        return out_tree.unflatten(outs)
+
+    def lower(self, *args, **kwargs):
+        raise NotImplementedError('spmdsim does not lower to XLA: use jax.make_jaxpr to see the traced program')
+
+
+def _hashable_statics(statics):
+    try:
+        hash(statics)
+        return statics
+    except TypeError:
+        i, v = next((i, v) for i, v in statics if not _is_hashable(v))
+        raise ValueError(f'Non-hashable static arguments are not supported. An error occurred while trying to hash '
+                         f'an object of type {type(v)}, {v!r}. The error was:\nTypeError: unhashable type: '
+                         f"'{type(v).__name__}'") from None
+
+
+def _is_hashable(v):
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
+
+
+# --- jit and make_jaxpr ----------------------------------------------------------
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None, backend=None,
+        inline=False, in_shardings=None, out_shardings=None, keep_unused=False, abstracted_axes=None):
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    static_names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    return _JittedFunction(fun, static, static_names)
+
+
+class _JittedFunction:
+    def __init__(self, fun, static, static_names):
+        self.fun = fun
+        self.static = static
+        self.static_names = static_names
+        self.cache = {}
+        functools.update_wrapper(self, fun)
+
+    def _split(self, args, kwargs):
+        static_pos = {s % len(args) for s in self.static if -len(args) <= s < len(args)}
+        statics = tuple((i, args[i]) for i in sorted(static_pos))
+        static_kw = tuple((k, kwargs[k]) for k in sorted(kwargs) if k in self.static_names)
+        dyn_pos = [i for i in range(len(args)) if i not in static_pos]
+        dyn_kw = [k for k in sorted(kwargs) if k not in self.static_names]
+        return statics, static_kw, dyn_pos, dyn_kw
+
+    def _flat_fun(self, args, statics, static_kw, dyn_pos, dyn_kw, tree):
+        def flat_fun(*flat):
+            values = tree.unflatten(list(flat))
+            call_args = list(args)
+            for i, v in zip(dyn_pos, values[:len(dyn_pos)]):
+                call_args[i] = v
+            kw = dict(static_kw)
+            kw.update(zip(dyn_kw, values[len(dyn_pos):]))
+            return self.fun(*call_args, **kw)
+        return flat_fun
+
+    def trace(self, *args, **kwargs):
+        statics, static_kw, dyn_pos, dyn_kw = self._split(args, kwargs)
+        leaves, tree = tree_util.tree_flatten(tuple(args[i] for i in dyn_pos) + tuple(kwargs[k] for k in dyn_kw))
+        avals = [core.aval_of(l) for l in leaves]
+        key = (tree, tuple(avals), _hashable_statics(statics + static_kw))
+        entry = self.cache.get(key)
+        if entry is None:
+            flat_fun = self._flat_fun(args, statics, static_kw, dyn_pos, dyn_kw, tree)
+            names = _leaf_names(self.fun, dyn_pos, tree, dyn_kw)
+            program, out_tree, captured = core.trace_function(flat_fun, avals, 'jit', names, info_from=self.fun)
+            entry = (program, out_tree, captured)
+            if not captured:
+                self.cache[key] = entry
+        return entry, leaves
+
+    def __call__(self, *args, **kwargs):
+        if core.current_trace() is not None:
+            # Inside another trace the function is traced inline, as part of it.
+            return self.fun(*args, **kwargs)
+        (program, out_tree, captured), leaves = self.trace(*args, **kwargs)
+        outs = _spmd.execute(program, [_to_concrete(l) for l in leaves] + [_to_concrete(c) for c in captured])
+        return out_tree.unflatten([core.ArrayImpl(o) for o in outs])
+
+    def lower(self, *args, **kwargs):
+        raise NotImplementedError('spmdsim does not lower to XLA: use jax.make_jaxpr to see the traced program')
+
+
+class ClosedJaxpr:
+    """What jax.make_jaxpr returns: prints as JAX's jaxpr text."""
+
+    def __init__(self, program, out_tree):
+        self._program = program
+        self.out_tree = out_tree
+
+    @property
+    def in_avals(self):
+        return [core.ShapedArray(*a) for a in self._program.in_avals]
+
+    @property
+    def out_avals(self):
+        return [core.ShapedArray(*a) for a in self._program.out_avals]
+
+    @property
+    def eqns(self):
+        return range(self._program.num_equations)
+
+    def __str__(self):
+        return self._program.jaxpr_text()
+
+    __repr__ = __str__
+
+    def pretty_print(self, **kw):
+        return str(self)
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    def make(*args, **kwargs):
+        j = _JittedFunction(fun, static, ())
+        statics, static_kw, dyn_pos, dyn_kw = j._split(args, kwargs)
+        leaves, tree = tree_util.tree_flatten(tuple(args[i] for i in dyn_pos) + tuple(kwargs[k] for k in dyn_kw))
+        avals = [core.aval_of(l) for l in leaves]
+        flat_fun = j._flat_fun(args, statics, static_kw, dyn_pos, dyn_kw, tree)
+        axes = core.bound_axes() + [tuple(a) for a in (axis_env or [])]
+        program, out_tree, _ = core.trace_function(flat_fun, avals, 'make_jaxpr', axes=axes, info_from=fun)
+        return ClosedJaxpr(program, out_tree)
+    return make
+
+
+def block_until_ready(x):
+    return x
+
+
+def device_put(x, device=None):
+    return tree_util.tree_map(lambda l: l if isinstance(l, core.Array) else core.ArrayImpl(core.to_spmd_array(l)), x)
+
+
+def device_get(x):
+    return tree_util.tree_map(lambda l: np.asarray(l) if isinstance(l, core.Array) else l, x)
+
+
+def device_put_replicated(x, devices):
+    import jax.numpy as jnp
+    n = len(devices)
+    return tree_util.tree_map(lambda l: jnp.stack([jnp.asarray(l)] * n), x)
+
+
+def device_put_sharded(shards, devices):
+    import jax.numpy as jnp
+    if len(shards) != len(devices):
+        raise ValueError(f'len(shards) = {len(shards)} must equal len(devices) = {len(devices)}.')
+    return tree_util.tree_map(lambda *ls: jnp.stack([jnp.asarray(l) for l in ls]), *shards)

@@ -1,0 +1,400 @@
+"""Tracing: abstract values, tracers, and bind(), the one way every jax
+operation reaches a primitive.
+
+Outside any trace, bind() applies the primitive to concrete arrays at once
+(eager jnp). Inside one (pmap, jit, a cond branch), it records an equation in
+the trace's program, which C++ checks (shapes, dtypes, axis names) and every
+device later executes. A tracer used in a nested trace (a cond branch closing
+over a value of the enclosing pmap) becomes an input of the nested program.
+"""
+
+import numpy as np
+
+import _spmd
+from jax import errors
+from jax._src import dtypes, source_info
+
+_SHORT = {'bool': 'bool', 'int32': 'i32', 'int64': 'i64', 'float16': 'f16', 'float32': 'f32', 'float64': 'f64'}
+
+
+class ShapedArray:
+    """What a tracer knows: shape, dtype, weak type (JAX's ShapedArray)."""
+    __slots__ = ('shape', 'dtype', 'weak_type')
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def str_short(self):
+        return f"{_SHORT[self.dtype.name]}[{','.join(map(str, self.shape))}]"
+
+    def key(self):
+        return (self.shape, self.dtype.name, self.weak_type)
+
+    def __eq__(self, other):
+        return isinstance(other, ShapedArray) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def __repr__(self):
+        weak = ', weak_type=True' if self.weak_type else ''
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+
+
+class Array:
+    """jax.Array: concrete arrays and tracers alike (isinstance checks)."""
+    __slots__ = ()
+    __array_priority__ = 100
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError('len() of unsized object')
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError('iteration over a 0-d array')
+        return (self[i] for i in range(self.shape[0]))
+
+
+class ArrayImpl(Array):
+    """A concrete array: host memory outside pmap, a device's inside."""
+    __slots__ = ('_value',)
+
+    def __init__(self, value):
+        self._value = value
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return np.dtype(self._value.dtype)
+
+    @property
+    def weak_type(self):
+        return self._value.weak_type
+
+    @property
+    def aval(self):
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+    @property
+    def nbytes(self):
+        return self._value.nbytes
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._value.to_numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __str__(self):
+        return self._value.str()
+
+    def __repr__(self):
+        return self._value.repr()
+
+    def __format__(self, spec):
+        if self.shape == () and spec:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError('can only convert an array of size 1 to a Python scalar')
+        return self._value.to_numpy().reshape(()).item()
+
+    def tolist(self):
+        return self._value.to_numpy().tolist()
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError('The truth value of an array with more than one element is ambiguous. '
+                             'Use a.any() or a.all()')
+        return bool(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __index__(self):
+        if self.dtype.kind not in 'iub':
+            raise TypeError(f'only integer arrays can be used as an index, got {self.dtype.name}')
+        return int(self.item())
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'jaxlib.xla_extension.ArrayImpl'")
+
+    def block_until_ready(self):
+        return self
+
+    def copy(self):
+        return self
+
+    def __reduce__(self):
+        return (np.asarray, (self._value.to_numpy(),))
+
+
+class Tracer(Array):
+    """A value being traced: only its aval is known."""
+    __slots__ = ('_trace', '_var', 'aval')
+
+    def __init__(self, trace, var, aval):
+        self._trace = trace
+        self._var = var
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __repr__(self):
+        a = self.aval
+        return f"Traced<{a.dtype.name}[{','.join(map(str, a.shape))}]>with<DynamicJaxprTrace>"
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return format(repr(self), spec)
+
+    def __bool__(self):
+        raise _concretization_error(self, errors.TracerBoolConversionError,
+                                    f'Attempted boolean conversion of traced array with shape {self.aval.str_short()}.',
+                                    'bool')
+
+    def __int__(self):
+        raise _concretization_error(self, errors.ConcretizationTypeError,
+                                    'Abstract tracer value encountered where concrete value is expected: traced '
+                                    f'array with shape {self.aval.str_short()}\nThe problem arose with the `int` function.',
+                                    'int')
+
+    def __float__(self):
+        raise _concretization_error(self, errors.ConcretizationTypeError,
+                                    'Abstract tracer value encountered where concrete value is expected: traced '
+                                    f'array with shape {self.aval.str_short()}\nThe problem arose with the `float` function.',
+                                    'float')
+
+    def __index__(self):
+        raise _concretization_error(self, errors.TracerIntegerConversionError,
+                                    f'The __index__() method was called on traced array with shape {self.aval.str_short()}.',
+                                    'index')
+
+    def __array__(self, dtype=None, copy=None):
+        raise _concretization_error(self, errors.TracerArrayConversionError,
+                                    f'The numpy.ndarray conversion method __array__() was called on traced array with '
+                                    f'shape {self.aval.str_short()}.', 'numpy')
+
+    def item(self):
+        return self.__float__() if self.dtype.kind == 'f' else self.__int__()
+
+    def tolist(self):
+        self.__array__()
+
+    def __hash__(self):
+        raise TypeError(f'unhashable type: {self!r}')
+
+    def block_until_ready(self):
+        return self
+
+
+def _concretization_error(tracer, cls, message, what):
+    t = tracer._trace
+    where = f' at {source_info.describe(t.fun_loc)}' if t.fun_loc else ''
+    msg = (f'{message}\nThe error occurred while tracing the function {t.fun_name}{where} for {t.purpose}. '
+           'This concrete value was not available in Python because it depends on the value of '
+           f'{t.argument_of(tracer)}.')
+    e = cls(msg)
+    if what == 'bool':
+        e._spmd_hint = (f'inside {t.purpose}, every device runs one traced program: Python `if`/`while` on a traced '
+                        'value cannot branch per device. Use lax.cond / jnp.where / lax.while_loop, or mark the '
+                        'argument static')
+    elif what == 'numpy':
+        e._spmd_hint = 'use jax.numpy (jnp) instead of numpy inside traced functions'
+    else:
+        e._spmd_hint = (f'{what}() needs a concrete value, but inside {t.purpose} values are traced; keep Python ints '
+                        'for shapes and indices, or mark the argument static')
+    return e
+
+
+# ---------------------------------------------------------------------------
+# traces
+
+_stack = []
+
+
+def current_trace():
+    return _stack[-1] if _stack else None
+
+
+def bound_axes():
+    """[(name, size)] of the pmap axes bound where tracing is now."""
+    t = current_trace()
+    return list(t.axes) if t else []
+
+
+class Trace:
+    def __init__(self, axes, purpose, fun_name='fun', fun_loc=None):
+        self.parent = current_trace()
+        self.axes = list(axes)
+        self.builder = _spmd.ProgramBuilder(self.axes)
+        self.purpose = purpose
+        self.fun_name = fun_name
+        self.fun_loc = fun_loc
+        self.captured = []  # [(outer value, inner tracer)]
+        self._captured_ids = {}
+        self._arg_names = {}
+        self.alive = True
+
+    def new_input(self, aval, name=None):
+        var = self.builder.add_input(list(aval.shape), aval.dtype.name, aval.weak_type)
+        t = Tracer(self, var, aval)
+        if name is not None:
+            self._arg_names[var] = name
+        return t
+
+    def argument_of(self, tracer):
+        name = self._arg_names.get(tracer._var) if tracer._trace is self else None
+        return f'the argument {name}' if name else 'the function\'s arguments'
+
+    def lift(self, x):
+        """`x` (a tracer of this trace or of an enclosing one) as a tracer of this trace."""
+        if x._trace is self:
+            return x
+        if not x._trace.alive:
+            raise _escaped(x)
+        if self.parent is None:
+            raise _escaped(x)
+        outer = self.parent.lift(x)
+        key = id(outer)
+        if key not in self._captured_ids:
+            inner = self.new_input(outer.aval)
+            self._captured_ids[key] = len(self.captured)
+            self.captured.append((outer, inner))
+        return self.captured[self._captured_ids[key]][1]
+
+    def atom(self, x):
+        if isinstance(x, Tracer):
+            return self.lift(x)._var
+        return to_spmd_array(x)
+
+    def __enter__(self):
+        _stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack.pop()
+        self.alive = False
+        return False
+
+
+def _escaped(tracer):
+    t = tracer._trace
+    e = errors.UnexpectedTracerError(
+        f'Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a '
+        f'reference to an intermediate value with type {tracer.aval.str_short()} to escape the scope of the '
+        f'transformation.\nThe function being traced when the value leaked was {t.fun_name} at '
+        f'{source_info.describe(t.fun_loc)} traced for {t.purpose}.')
+    e._spmd_hint = ('a traced value was stored outside the function (a global, a list, an attribute) and used '
+                    'after its trace ended; return it from the function instead')
+    return e
+
+
+# ---------------------------------------------------------------------------
+# values
+
+def to_spmd_array(x, dtype=None):
+    """A concrete value as an _spmd.Array (Python scalars weakly typed)."""
+    if isinstance(x, ArrayImpl):
+        v = x._value
+        if dtype is not None and np.dtype(dtype) != x.dtype:
+            return _spmd.Array.from_numpy(x._value.to_numpy().astype(dtypes.canonicalize(dtype)))
+        return v
+    if isinstance(x, Tracer):
+        raise _escaped(x)
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic) and dtype is None:
+        dt, weak = dtypes.python_scalar_dtype(x)
+        if isinstance(x, int) and not isinstance(x, bool):
+            info = np.iinfo(dt)
+            if not info.min <= x <= info.max:
+                raise OverflowError(f'Python int {x} too large to convert to {dt.name}')
+        return _spmd.Array.from_numpy(np.asarray(x, dtype=dt), weak)
+    if isinstance(x, (list, tuple)) and dtype is None:
+        return to_spmd_array(_array_from_sequence(x))
+    try:
+        a = np.asarray(x)
+    except Exception:
+        a = None
+    if a is None or a.dtype == object:
+        raise TypeError(f'Value {x!r} of type {type(x).__name__} is not a valid JAX type')
+    return _spmd.Array.from_numpy(a.astype(dtypes.canonicalize(dtype if dtype is not None else a.dtype), copy=False))
+
+
+def _array_from_sequence(xs):
+    import jax.numpy as jnp
+    return jnp.asarray(xs)
+
+
+def aval_of(x):
+    if isinstance(x, (Tracer, ArrayImpl)):
+        return x.aval
+    v = to_spmd_array(x)
+    return ShapedArray(v.shape, v.dtype, v.weak_type)
+
+
+def is_concrete(x):
+    return not isinstance(x, Tracer)
+
+
+def bind(primitive, *args, **params):
+    """Applies `primitive` (eagerly, or recorded in the current trace) and
+    returns the list of its outputs."""
+    trace = current_trace()
+    if trace is None:
+        outs = _spmd.apply_primitive(primitive, [to_spmd_array(a) for a in args], params)
+        return [ArrayImpl(o) for o in outs]
+    inputs = [trace.atom(a) for a in args]
+    outs = trace.builder.add_equation(primitive, inputs, params, source_info.current_location())
+    return [Tracer(trace, var, ShapedArray(*aval)) for var, aval in outs]
+
+
+def bind1(primitive, *args, **params):
+    return bind(primitive, *args, **params)[0]
+
+
+def trace_function(fun, in_avals, purpose, arg_names=None, axes=None, info_from=None):
+    """Traces `fun` on abstract inputs. Returns (program, outputs tree def,
+    captured outer values): the program's inputs are in_avals followed by one
+    per captured value, which the caller passes when it runs the program.
+    `info_from` is the user's function that `fun` wraps, named in errors."""
+    from jax._src import tree_util
+    user_fun = info_from or fun
+    name = getattr(user_fun, '__name__', 'fun')
+    code = getattr(user_fun, '__code__', None)
+    fun_loc = (code.co_filename, code.co_firstlineno, 0) if code is not None else None
+    with Trace(bound_axes() if axes is None else axes, purpose, name, fun_loc) as trace:
+        ins = [trace.new_input(a, arg_names[i] if arg_names else None) for i, a in enumerate(in_avals)]
+        out = fun(*ins)
+        leaves, tree = tree_util.tree_flatten(out)
+        trace.builder.set_outputs([trace.atom(l) for l in leaves])
+        program = trace.builder.finish()
+    return program, tree, [outer for outer, _ in trace.captured]

@@ -1,0 +1,50 @@
+"""dtypes as JAX canonicalises them: 64-bit types become 32-bit unless
+jax_enable_x64 is set, Python scalars are weakly typed."""
+
+import numpy as np
+
+from jax._src import config
+
+bool_ = np.dtype('bool')
+int32 = np.dtype('int32')
+int64 = np.dtype('int64')
+float16 = np.dtype('float16')
+float32 = np.dtype('float32')
+float64 = np.dtype('float64')
+
+_SUPPORTED = {'bool', 'int32', 'int64', 'float16', 'float32', 'float64'}
+
+
+def canonicalize(dtype):
+    """The dtype an array of `dtype` gets (int64 -> int32 without x64, ...)."""
+    dt = np.dtype(dtype)
+    x64 = config.x64_enabled()
+    if dt.kind == 'b':
+        return bool_
+    if dt.kind in 'iu':
+        return int64 if (x64 and dt.itemsize == 8) else int32
+    if dt.kind == 'f':
+        if dt.itemsize == 2:
+            return float16
+        return float64 if (x64 and dt.itemsize == 8) else float32
+    raise TypeError(f'spmdsim does not support arrays of dtype {dt.name}; '
+                    'use bool, int32, float16 or float32 (int64/float64 with jax_enable_x64)')
+
+
+def default_float():
+    return float64 if config.x64_enabled() else float32
+
+
+def default_int():
+    return int64 if config.x64_enabled() else int32
+
+
+def python_scalar_dtype(x):
+    """(dtype, weak) of a Python scalar."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool_, False
+    if isinstance(x, int):
+        return default_int(), True
+    if isinstance(x, float):
+        return default_float(), True
+    raise TypeError(f'{type(x).__name__} is not a valid JAX type')

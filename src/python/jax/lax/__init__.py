@@ -1,0 +1,396 @@
+"""jax.lax: primitives, collectives and structured control flow.
+
+Collectives and control flow are recorded into the traced program; every
+device then runs them in C++, meeting at spmdsim's rendezvous, which checks
+that all devices brought the same collective and reports deadlocks exactly.
+"""
+
+import numpy as np
+
+from jax._src import core, dtypes, source_info, tree_util
+from jax._src.core import bind, bind1
+
+
+# --- elementwise ------------------------------------------------------------
+
+def _unary(name):
+    def f(x):
+        return bind1(name, x)
+    f.__name__ = name
+    return f
+
+
+neg = _unary('neg')
+abs = _unary('abs')
+sign = _unary('sign')
+exp = _unary('exp')
+log = _unary('log')
+log1p = _unary('log1p')
+expm1 = _unary('expm1')
+sqrt = _unary('sqrt')
+rsqrt = _unary('rsqrt')
+square = _unary('square')
+sin = _unary('sin')
+cos = _unary('cos')
+tan = _unary('tan')
+tanh = _unary('tanh')
+sinh = _unary('sinh')
+cosh = _unary('cosh')
+asin = _unary('asin')
+acos = _unary('acos')
+atan = _unary('atan')
+logistic = _unary('logistic')
+floor = _unary('floor')
+ceil = _unary('ceil')
+round = _unary('round')
+bitwise_not = _unary('not')
+is_finite = _unary('is_finite')
+
+
+def _binary(name):
+    def f(x, y):
+        return bind1(name, x, y)
+    f.__name__ = name
+    return f
+
+
+add = _binary('add')
+sub = _binary('sub')
+mul = _binary('mul')
+div = _binary('div')
+rem = _binary('rem')
+pow = _binary('pow')
+max = _binary('max')
+min = _binary('min')
+eq = _binary('eq')
+ne = _binary('ne')
+lt = _binary('lt')
+le = _binary('le')
+gt = _binary('gt')
+ge = _binary('ge')
+bitwise_and = _binary('and')
+bitwise_or = _binary('or')
+bitwise_xor = _binary('xor')
+atan2 = _binary('atan2')
+
+
+def select(pred, on_true, on_false):
+    return bind1('select_n', pred, on_false, on_true)
+
+
+def convert_element_type(x, new_dtype):
+    return bind1('convert_element_type', x, new_dtype=dtypes.canonicalize(new_dtype).name, weak_type=False)
+
+
+def reshape(x, new_sizes, dimensions=None):
+    if dimensions is not None:
+        x = transpose(x, dimensions)
+    return bind1('reshape', x, new_sizes=tuple(int(d) for d in new_sizes))
+
+
+def transpose(x, permutation):
+    return bind1('transpose', x, permutation=tuple(int(p) for p in permutation))
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    return bind1('broadcast_in_dim', x, shape=tuple(int(d) for d in shape),
+                 broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions))
+
+
+def broadcast(x, sizes):
+    nd = len(core.aval_of(x).shape)
+    return broadcast_in_dim(x, tuple(sizes) + core.aval_of(x).shape, tuple(range(len(sizes), len(sizes) + nd)))
+
+
+def concatenate(operands, dimension):
+    return bind1('concatenate', *operands, dimension=int(dimension))
+
+
+def stop_gradient(x):
+    return x
+
+
+def _reduce(name):
+    def f(x, axes):
+        return bind1(name, x, axes=tuple(int(a) for a in axes))
+    f.__name__ = name
+    return f
+
+
+reduce_sum = _reduce('reduce_sum')
+reduce_prod = _reduce('reduce_prod')
+reduce_max = _reduce('reduce_max')
+reduce_min = _reduce('reduce_min')
+reduce_or = _reduce('reduce_or')
+reduce_and = _reduce('reduce_and')
+
+
+# --- collectives ----------------------------------------------------------------
+
+def _axes_param(axis_name):
+    names = axis_name if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    for n in names:
+        if not isinstance(n, str):
+            raise TypeError(f'axis_name must be a string or a tuple of strings, got {n!r}')
+    return tuple(names)
+
+
+def _groups_params(axis_index_groups):
+    if axis_index_groups is None:
+        return {}
+    groups = [list(g) for g in axis_index_groups]
+    sizes = {len(g) for g in groups}
+    if len(sizes) != 1:
+        raise ValueError(f'axis_index_groups must all be the same size, got sizes {sorted(sizes)}')
+    return {'axis_index_groups': tuple(int(i) for g in groups for i in g), 'group_size': sizes.pop()}
+
+
+def _axis_size_of(axes, axis_index_groups):
+    if axis_index_groups is not None:
+        return len(axis_index_groups[0])
+    size = 1
+    for name in axes:
+        size *= axis_size(name)
+    return size
+
+
+def _reduction(name):
+    def collective(x, axis_name, *, axis_index_groups=None):
+        axes = _axes_param(axis_name)
+        leaves, tree = tree_util.tree_flatten(x)
+        out = list(leaves)
+        arrays = []
+        for i, leaf in enumerate(leaves):
+            if isinstance(leaf, (int, float)) and not isinstance(leaf, bool) and name in ('psum', 'pmean'):
+                # JAX folds collectives of Python constants: psum(1, 'i') is the axis size.
+                n = _axis_size_of(axes, axis_index_groups)
+                out[i] = leaf * n if name == 'psum' else float(leaf)
+            else:
+                arrays.append(i)
+        if arrays:
+            results = bind(name, *[leaves[i] for i in arrays], axes=axes, **_groups_params(axis_index_groups))
+            for i, r in zip(arrays, results):
+                out[i] = r
+        return tree.unflatten(out)
+    collective.__name__ = name
+    return collective
+
+
+psum = _reduction('psum')
+pmean = _reduction('pmean')
+pmax = _reduction('pmax')
+pmin = _reduction('pmin')
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    axes = _axes_param(axis_name)
+    return tree_util.tree_map(
+        lambda leaf: bind1('all_gather', leaf, axes=axes, axis=int(axis), tiled=bool(tiled),
+                           **_groups_params(axis_index_groups)), x)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    axes = _axes_param(axis_name)
+    return tree_util.tree_map(
+        lambda leaf: bind1('psum_scatter', leaf, axes=axes, scatter_dimension=int(scatter_dimension),
+                           tiled=bool(tiled), **_groups_params(axis_index_groups)), x)
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    axes = _axes_param(axis_name)
+    return tree_util.tree_map(
+        lambda leaf: bind1('all_to_all', leaf, axes=axes, split_axis=int(split_axis), concat_axis=int(concat_axis),
+                           tiled=bool(tiled), **_groups_params(axis_index_groups)), x)
+
+
+def ppermute(x, axis_name, perm):
+    axes = _axes_param(axis_name)
+    flat = []
+    for pair in perm:
+        src, dst = pair
+        flat += [int(src), int(dst)]
+    return tree_util.tree_map(lambda leaf: bind1('ppermute', leaf, axes=axes, perm=tuple(flat)), x)
+
+
+def axis_index(axis_name):
+    return bind1('axis_index', axes=_axes_param(axis_name))
+
+
+def axis_size(axis_name):
+    for name, size in reversed(core.bound_axes()):
+        if name == axis_name:
+            return size
+    # Let the primitive report the unbound name as a traced collective would.
+    bind1('axis_index', axes=_axes_param(axis_name))
+    raise NameError(f'unbound axis name: {axis_name}')
+
+
+# --- control flow -----------------------------------------------------------------
+
+def _branch_program(fun, operand_avals, purpose, what):
+    program, tree, captured = core.trace_function(fun, operand_avals, purpose)
+    return program, tree, captured
+
+
+def _check_same_outputs(what, progs):
+    first_prog, first_tree = progs[0][0], progs[0][1]
+    for i, (prog, tree, _) in enumerate(progs[1:], 1):
+        if tree != first_tree or prog.out_avals != first_prog.out_avals:
+            raise TypeError(
+                f'{what} branches must have equal output types: branch 0 returns '
+                f'{_describe(first_tree, first_prog.out_avals)} but branch {i} returns '
+                f'{_describe(tree, prog.out_avals)}')
+
+
+def _describe(tree, avals):
+    parts = [core.ShapedArray(*a).str_short() for a in avals]
+    return f'{tree} with leaves ({", ".join(parts)})'
+
+
+def _run_branches(what, index, branches, operands):
+    leaves, in_tree = tree_util.tree_flatten(tuple(operands))
+    avals = [core.aval_of(l) for l in leaves]
+    # Weak types of the operands do not reach the branches' signatures.
+    progs = []
+    for b in branches:
+        def flat_fun(*xs, b=b):
+            return b(*in_tree.unflatten(list(xs)))
+        progs.append(_branch_program(flat_fun, avals, what, what))
+    _check_same_outputs(what, progs)
+    # Each branch may capture different outer values: every branch gets all of
+    # them as extra inputs, in one order.
+    captured, seen = [], {}
+    for _, _, caps in progs:
+        for c in caps:
+            if id(c) not in seen:
+                seen[id(c)] = len(captured)
+                captured.append(c)
+    programs = []
+    for fun_index, (prog, tree, caps) in enumerate(progs):
+        programs.append(_with_inputs(branches[fun_index], in_tree, avals, captured, what))
+    outs = bind('cond', index, *leaves, *captured, branches=tuple(p for p, _ in programs), source=what)
+    return progs[0][1].unflatten(outs)
+
+
+def _with_inputs(fun, in_tree, avals, captured, what):
+    """Re-traces `fun` so its program takes the operands and then every value in
+    `captured` (in that order), whichever of them it uses."""
+    cap_avals = [c.aval for c in captured]
+
+    def flat_fun(*xs):
+        ops = xs[:len(avals)]
+        caps = xs[len(avals):]
+        token = _CaptureMap(captured, caps)
+        with token:
+            return fun(*in_tree.unflatten(list(ops)))
+    program, tree, extra = core.trace_function(flat_fun, avals + cap_avals, what)
+    assert not extra, 'every captured value is an input'
+    return program, tree
+
+
+class _CaptureMap:
+    """While a branch is re-traced, its trace maps each outer value to the input
+    that stands for it, so the branch reads inputs instead of capturing again."""
+
+    def __init__(self, outers, inners):
+        self.outers, self.inners = outers, inners
+
+    def __enter__(self):
+        trace = core.current_trace()
+        for o, i in zip(self.outers, self.inners):
+            trace._captured_ids[id(o)] = len(trace.captured)
+            trace.captured.append((o, i))
+        self.trace = trace
+        self.count = len(self.outers)
+
+    def __exit__(self, *exc):
+        del self.trace.captured[:self.count]
+        self.trace._captured_ids.clear()
+        return False
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=None):
+    if operand is not None:
+        operands = (operand,)
+    if core.is_concrete(pred) and core.current_trace() is None:
+        return true_fun(*operands) if bool(pred) else false_fun(*operands)
+    p = core.aval_of(pred)
+    if p.shape != ():
+        raise TypeError(f'Pred must be a scalar, got {pred!r} of shape {p.shape}.')
+    index = convert_element_type(pred, np.int32) if p.dtype == np.bool_ else convert_element_type(ne(pred, 0), np.int32)
+    return _run_branches('lax.cond', index, [false_fun, true_fun], operands)
+
+
+def switch(index, branches, *operands):
+    branches = list(branches)
+    if core.is_concrete(index) and core.current_trace() is None:
+        i = int(np.clip(int(index), 0, len(branches) - 1))
+        return branches[i](*operands)
+    index = convert_element_type(index, np.int32)
+    return _run_branches('lax.switch', index, branches, operands)
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    if core.current_trace() is None and not any(isinstance(l, core.Tracer) for l in tree_util.tree_leaves(init_val)):
+        val = init_val
+        while bool(cond_fun(val)):
+            val = body_fun(val)
+        return val
+    return _while('lax.while_loop', cond_fun, body_fun, init_val)
+
+
+def _while(what, cond_fun, body_fun, init_val):
+    leaves, tree = tree_util.tree_flatten(init_val)
+    avals = [_strong(core.aval_of(l)) for l in leaves]
+    cond_prog, _, cond_caps = core.trace_function(lambda *xs: cond_fun(tree.unflatten(list(xs))), avals, what)
+    body_prog, body_tree, body_caps = core.trace_function(lambda *xs: body_fun(tree.unflatten(list(xs))), avals, what)
+    out_avals = [core.ShapedArray(*a) for a in body_prog.out_avals]
+    if body_tree != tree or [a.shape for a in out_avals] != [a.shape for a in avals] or \
+            [a.dtype for a in out_avals] != [a.dtype for a in avals]:
+        raise TypeError(f'{what}: body_fun output and input must have identical types, got input '
+                        f'{_describe(tree, [(a.shape, a.dtype.name, a.weak_type) for a in avals])} and output '
+                        f'{_describe(body_tree, body_prog.out_avals)}')
+    cond_prog = _reorder_captures(cond_fun, tree, avals, cond_caps, what)
+    body_prog = _reorder_captures(body_fun, tree, avals, body_caps, what)
+    carry = [convert_element_type(l, a.dtype) if core.aval_of(l).weak_type else l for l, a in zip(leaves, avals)]
+    outs = bind('while', *cond_caps, *body_caps, *carry, cond_jaxpr=cond_prog, body_jaxpr=body_prog,
+                cond_nconsts=len(cond_caps), body_nconsts=len(body_caps), source=what)
+    return tree.unflatten(outs)
+
+
+def _strong(aval):
+    return core.ShapedArray(aval.shape, aval.dtype, False)
+
+
+def _reorder_captures(fun, tree, avals, caps, what):
+    """The loop's programs take their captured values first, then the carry."""
+    cap_avals = [c.aval for c in caps]
+
+    def flat(*xs):
+        token = _CaptureMap(caps, xs[:len(caps)])
+        with token:
+            return fun(tree.unflatten(list(xs[len(caps):])))
+    program, _, extra = core.trace_function(flat, cap_avals + avals, what)
+    assert not extra
+    return program
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    if core.current_trace() is None and all(core.is_concrete(v) for v in (lower, upper)) and \
+            not any(isinstance(l, core.Tracer) for l in tree_util.tree_leaves(init_val)):
+        val = init_val
+        for i in range(int(lower), int(upper)):
+            val = body_fun(i, val)
+        return val
+    dt = np.int32
+
+    def c(state):
+        i, _ = state
+        return lt(i, upper)
+
+    def b(state):
+        i, val = state
+        return add(i, np.int32(1)), body_fun(i, val)
+    lower_arr = convert_element_type(lower, dt)
+    _, out = _while('lax.fori_loop', c, b, (lower_arr, init_val))
+    return out

@@ -1,0 +1,440 @@
+"""jax.numpy over spmdsim's primitives: numpy's names, JAX's dtype rules
+(float32 by default, weakly typed Python scalars)."""
+
+import builtins
+import math
+
+import numpy as _np
+
+from jax import lax
+from jax._src import core, dtypes
+from jax._src.core import Array, ArrayImpl, Tracer, bind1
+
+# dtypes and constants
+bool_ = _np.bool_
+int32 = _np.int32
+int64 = _np.int64
+float16 = _np.float16
+float32 = _np.float32
+float64 = _np.float64
+uint8 = _np.uint8
+dtype = _np.dtype
+ndarray = Array
+pi = math.pi
+e = math.e
+inf = math.inf
+nan = math.nan
+newaxis = None
+
+
+def _aval(x):
+    return core.aval_of(x)
+
+
+def _is_tracer(x):
+    return isinstance(x, Tracer)
+
+
+# --- creation -------------------------------------------------------------
+
+def asarray(a, dtype=None, copy=None):
+    if isinstance(a, (Tracer, ArrayImpl)):
+        return a if dtype is None or _np.dtype(dtype) == a.dtype else a.astype(dtype)
+    if isinstance(a, (list, tuple)) and builtins.any(isinstance(l, Array) for l in _flat(a)):
+        out = stack([asarray(x) for x in a])
+        return out if dtype is None else out.astype(dtype)
+    if isinstance(a, (bool, int, float)) and dtype is None:
+        dt, _ = dtypes.python_scalar_dtype(a)
+        return ArrayImpl(core.to_spmd_array(_np.asarray(a, dt)))
+    arr = _np.asarray(a, dtype=dtype)
+    return ArrayImpl(core.to_spmd_array(arr, dtypes.canonicalize(arr.dtype)))
+
+
+def _flat(xs):
+    for x in xs:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+array = asarray
+
+
+def _creation(shape, dtype, fill):
+    dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_float()
+    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    return ArrayImpl(core.to_spmd_array(_np.full(shape, fill, dtype=dt)))
+
+
+def zeros(shape, dtype=None):
+    return _creation(shape, dtype, 0)
+
+
+def ones(shape, dtype=None):
+    return _creation(shape, dtype, 1)
+
+
+def full(shape, fill_value, dtype=None):
+    if _is_tracer(fill_value):
+        return broadcast_to(asarray(fill_value, dtype), shape)
+    if dtype is None and not isinstance(fill_value, float):
+        dtype = asarray(fill_value).dtype
+    return _creation(shape, dtype, fill_value)
+
+
+def zeros_like(a, dtype=None):
+    return zeros(_aval(a).shape, dtype or _aval(a).dtype)
+
+
+def ones_like(a, dtype=None):
+    return ones(_aval(a).shape, dtype or _aval(a).dtype)
+
+
+def full_like(a, fill_value, dtype=None):
+    return full(_aval(a).shape, fill_value, dtype or _aval(a).dtype)
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    for v in (start, stop, step):
+        if _is_tracer(v):
+            raise core._concretization_error(v, __import__('jax').errors.ConcretizationTypeError,
+                                             'jax.numpy.arange needs concrete bounds: got a traced value.', 'arange')
+    a = _np.arange(start, stop, step) if stop is not None else _np.arange(start)
+    if dtype is None:
+        args = [v for v in (start, stop, step) if v is not None]
+        dtype = dtypes.default_float() if builtins.any(isinstance(v, float) for v in args) else dtypes.default_int()
+    return ArrayImpl(core.to_spmd_array(a.astype(dtypes.canonicalize(dtype))))
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    a = _np.linspace(start, stop, num, endpoint=endpoint)
+    return ArrayImpl(core.to_spmd_array(a.astype(dtypes.canonicalize(dtype or dtypes.default_float()))))
+
+
+def eye(N, M=None, k=0, dtype=None):
+    a = _np.eye(N, M, k)
+    return ArrayImpl(core.to_spmd_array(a.astype(dtypes.canonicalize(dtype or dtypes.default_float()))))
+
+
+# --- elementwise ------------------------------------------------------------
+
+def _unary(prim, float_only=False):
+    def f(x):
+        x = _operand(x)
+        if float_only and _aval(x).dtype.kind in 'biu':
+            x = lax.convert_element_type(x, dtypes.default_float())
+        return bind1(prim, x)
+    f.__name__ = prim
+    return f
+
+
+def _operand(x):
+    if isinstance(x, (Tracer, ArrayImpl)):
+        return x
+    if isinstance(x, (bool, int, float)):
+        return x
+    return asarray(x)
+
+
+negative = _unary('neg')
+absolute = abs = _unary('abs')
+sign = _unary('sign')
+exp = _unary('exp', True)
+log = _unary('log', True)
+log1p = _unary('log1p', True)
+expm1 = _unary('expm1', True)
+sqrt = _unary('sqrt', True)
+square = _unary('square')
+sin = _unary('sin', True)
+cos = _unary('cos', True)
+tan = _unary('tan', True)
+tanh = _unary('tanh', True)
+sinh = _unary('sinh', True)
+cosh = _unary('cosh', True)
+arcsin = _unary('asin', True)
+arccos = _unary('acos', True)
+arctan = _unary('atan', True)
+floor = _unary('floor')
+ceil = _unary('ceil')
+round = _unary('round')
+isnan = _unary('is_nan')
+isinf = _unary('is_inf')
+isfinite = _unary('is_finite')
+logical_not = _unary('not')
+reciprocal = _unary('reciprocal', True)
+
+
+def _binary(prim):
+    def f(x, y):
+        return bind1(prim, _operand(x), _operand(y))
+    f.__name__ = prim
+    return f
+
+
+add = _binary('add')
+subtract = _binary('sub')
+multiply = _binary('mul')
+true_divide = divide = _binary('div')
+floor_divide = _binary('floor_div')
+remainder = mod = _binary('rem')
+power = _binary('pow')
+maximum = _binary('max')
+minimum = _binary('min')
+equal = _binary('eq')
+not_equal = _binary('ne')
+less = _binary('lt')
+less_equal = _binary('le')
+greater = _binary('gt')
+greater_equal = _binary('ge')
+logical_and = _binary('and')
+logical_or = _binary('or')
+logical_xor = _binary('xor')
+bitwise_and = _binary('and')
+bitwise_or = _binary('or')
+bitwise_xor = _binary('xor')
+arctan2 = _binary('atan2')
+
+
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise NotImplementedError('jnp.where(condition) with one argument has a data-dependent shape; '
+                                  'pass x and y')
+    return bind1('select_n', _operand(condition), _operand(y), _operand(x))
+
+
+def clip(a, a_min=None, a_max=None):
+    out = _operand(a)
+    if a_min is not None:
+        out = maximum(out, a_min)
+    if a_max is not None:
+        out = minimum(out, a_max)
+    return out
+
+
+# --- reductions ---------------------------------------------------------------
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f'axis {a} is out of bounds for array of dimension {ndim}')
+        out.append(a % ndim if ndim else a)
+    return tuple(out)
+
+
+def _keep(x, out, axes, keepdims):
+    if not keepdims:
+        return out
+    shape = tuple(1 if d in axes else s for d, s in enumerate(_aval(x).shape))
+    return lax.reshape(out, shape)
+
+
+def _reduction(prim, bool_to_int=False):
+    def f(a, axis=None, dtype=None, keepdims=False, **kw):
+        x = _operand(a)
+        if not isinstance(x, Array):
+            x = asarray(x)
+        axes = _axes(axis, _aval(x).ndim)
+        if dtype is not None:
+            x = lax.convert_element_type(x, dtype)
+        elif bool_to_int and _aval(x).dtype == _np.bool_:
+            x = lax.convert_element_type(x, dtypes.default_int())
+        return _keep(x, bind1(prim, x, axes=axes), axes, keepdims)
+    f.__name__ = prim
+    return f
+
+
+sum = _reduction('reduce_sum', True)
+prod = _reduction('reduce_prod', True)
+max = amax = _reduction('reduce_max')
+min = amin = _reduction('reduce_min')
+any = _reduction('reduce_or')
+all = _reduction('reduce_and')
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    x = _operand(a)
+    if not isinstance(x, Array):
+        x = asarray(x)
+    axes = _axes(axis, _aval(x).ndim)
+    if _aval(x).dtype.kind in 'biu':
+        x = lax.convert_element_type(x, dtype or dtypes.default_float())
+    n = 1
+    for d in axes:
+        n *= _aval(x).shape[d]
+    return _keep(x, divide(bind1('reduce_sum', x, axes=axes), float(n)), axes, keepdims)
+
+
+def var(a, axis=None, keepdims=False, ddof=0):
+    x = asarray(a) if not isinstance(a, Array) else a
+    m = mean(x, axis, keepdims=True)
+    axes = _axes(axis, _aval(x).ndim)
+    n = 1
+    for d in axes:
+        n *= _aval(x).shape[d]
+    return _keep(x, divide(sum(square(subtract(x, m)), axis=axes), float(n - ddof)), axes, keepdims)
+
+
+def std(a, axis=None, keepdims=False, ddof=0):
+    return sqrt(var(a, axis, keepdims, ddof))
+
+
+def _arg(prim):
+    def f(a, axis=None, keepdims=False):
+        x = _operand(a)
+        if axis is None:
+            x = ravel(x)
+            axis = 0
+        axes = _axes(axis, _aval(x).ndim)
+        return _keep(x, bind1(prim, x, axes=axes), axes, keepdims)
+    f.__name__ = prim
+    return f
+
+
+argmax = _arg('argmax')
+argmin = _arg('argmin')
+
+
+# --- shapes -------------------------------------------------------------------
+
+def shape(a):
+    return _aval(a).shape
+
+
+def ndim(a):
+    return len(_aval(a).shape)
+
+
+def size(a):
+    return _aval(a).size
+
+
+def reshape(a, newshape, order='C'):
+    x = _operand(a)
+    if isinstance(newshape, int):
+        newshape = (newshape,)
+    newshape = [int(d) for d in newshape]
+    total = _aval(x).size
+    if newshape.count(-1) > 1:
+        raise ValueError('can only specify one unknown dimension')
+    if -1 in newshape:
+        known = 1
+        for d in newshape:
+            if d != -1:
+                known *= d
+        if known == 0 or total % known:
+            raise TypeError(f'cannot reshape array of shape {_aval(x).shape} (size {total}) into shape '
+                            f'{tuple(newshape)}')
+        newshape[newshape.index(-1)] = total // known
+    return lax.reshape(x, newshape)
+
+
+def ravel(a):
+    return reshape(a, (-1,))
+
+
+def transpose(a, axes=None):
+    x = _operand(a)
+    nd = _aval(x).ndim
+    perm = tuple(reversed(range(nd))) if axes is None else tuple(int(p) % nd for p in axes)
+    return lax.transpose(x, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    nd = _aval(a).ndim
+    perm = list(range(nd))
+    perm[axis1 % nd], perm[axis2 % nd] = perm[axis2 % nd], perm[axis1 % nd]
+    return lax.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    nd = _aval(a).ndim
+    perm = [i for i in range(nd) if i != source % nd]
+    perm.insert(destination % nd, source % nd)
+    return lax.transpose(a, perm)
+
+
+def expand_dims(a, axis):
+    shape = list(_aval(a).shape)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    nd = len(shape) + len(axes)
+    for ax in sorted(x % nd for x in axes):
+        shape.insert(ax, 1)
+    return lax.reshape(a, shape)
+
+
+def squeeze(a, axis=None):
+    shape = _aval(a).shape
+    if axis is None:
+        axes = {i for i, d in enumerate(shape) if d == 1}
+    else:
+        axes = {x % len(shape) for x in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+        for ax in axes:
+            if shape[ax] != 1:
+                raise ValueError(f'cannot select an axis to squeeze out which has size not equal to one, '
+                                 f'got shape={shape} and dimensions={tuple(sorted(axes))}')
+    return lax.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
+
+
+def broadcast_to(a, shape):
+    x = _operand(a)
+    if not isinstance(x, Array):
+        x = asarray(x)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    nd = _aval(x).ndim
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - nd, len(shape))))
+
+
+def concatenate(arrays, axis=0):
+    arrays = [_operand(a) for a in arrays]
+    arrays = [a if isinstance(a, Array) else asarray(a) for a in arrays]
+    return lax.concatenate(arrays, axis % _aval(arrays[0]).ndim if _aval(arrays[0]).ndim else 0)
+
+
+def stack(arrays, axis=0):
+    arrays = [_operand(a) for a in arrays]
+    arrays = [a if isinstance(a, Array) else asarray(a) for a in arrays]
+    nd = _aval(arrays[0]).ndim + 1
+    return concatenate([expand_dims(a, axis % nd) for a in arrays], axis % nd)
+
+
+def matmul(a, b):
+    return bind1('matmul', _as_array(a), _as_array(b))
+
+
+def _as_array(x):
+    x = _operand(x)
+    return x if isinstance(x, Array) else asarray(x)
+
+
+def dot(a, b):
+    a, b = _as_array(a), _as_array(b)
+    if _aval(a).ndim == 0 or _aval(b).ndim == 0:
+        return multiply(a, b)
+    return matmul(a, b)
+
+
+def outer(a, b):
+    return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+def astype(x, dtype):
+    return lax.convert_element_type(_as_array(x), dtype)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08):
+    return all(less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b)))))
+
+
+def array_equal(a1, a2):
+    if _aval(a1).shape != _aval(a2).shape:
+        return False
+    return all(equal(a1, a2))
+
+
+from jax.numpy import _methods  # noqa: E402  (installs the array methods and operators)

@@ -1,0 +1,178 @@
+"""Operators and methods of jax.Array (concrete arrays and tracers alike),
+defined over jax.numpy as JAX does."""
+
+import numpy as _np
+
+import jax.numpy as jnp
+from jax import lax
+from jax._src import core
+from jax._src.core import Array, Tracer
+
+
+def _defer(f):
+    """Binary operators give NotImplemented to types JAX does not know, so
+    Python can try the reflected operator."""
+    def op(self, other):
+        if not isinstance(other, (Array, bool, int, float, _np.ndarray, _np.generic)):
+            return NotImplemented
+        return f(self, other)
+    return op
+
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+_BINARY = {
+    'add': jnp.add, 'sub': jnp.subtract, 'mul': jnp.multiply, 'truediv': jnp.divide,
+    'floordiv': jnp.floor_divide, 'mod': jnp.remainder, 'pow': jnp.power, 'matmul': jnp.matmul,
+    'and': jnp.bitwise_and, 'or': jnp.bitwise_or, 'xor': jnp.bitwise_xor,
+}
+for _name, _fn in _BINARY.items():
+    setattr(Array, f'__{_name}__', _defer(_fn))
+    setattr(Array, f'__r{_name}__', _defer(_swap(_fn)))
+
+for _name, _fn in {'lt': jnp.less, 'le': jnp.less_equal, 'gt': jnp.greater, 'ge': jnp.greater_equal,
+                   'eq': jnp.equal, 'ne': jnp.not_equal}.items():
+    setattr(Array, f'__{_name}__', _defer(_fn))
+
+Array.__neg__ = lambda self: jnp.negative(self)
+Array.__pos__ = lambda self: self
+Array.__abs__ = lambda self: jnp.abs(self)
+Array.__invert__ = lambda self: jnp.logical_not(self)
+
+
+def _divmod(self, other):
+    return jnp.floor_divide(self, other), jnp.remainder(self, other)
+
+
+Array.__divmod__ = _divmod
+
+# methods
+Array.sum = lambda self, axis=None, dtype=None, keepdims=False: jnp.sum(self, axis, dtype, keepdims)
+Array.prod = lambda self, axis=None, dtype=None, keepdims=False: jnp.prod(self, axis, dtype, keepdims)
+Array.mean = lambda self, axis=None, dtype=None, keepdims=False: jnp.mean(self, axis, dtype, keepdims)
+Array.max = lambda self, axis=None, keepdims=False: jnp.max(self, axis, keepdims=keepdims)
+Array.min = lambda self, axis=None, keepdims=False: jnp.min(self, axis, keepdims=keepdims)
+Array.any = lambda self, axis=None, keepdims=False: jnp.any(self, axis, keepdims=keepdims)
+Array.all = lambda self, axis=None, keepdims=False: jnp.all(self, axis, keepdims=keepdims)
+Array.var = lambda self, axis=None, keepdims=False, ddof=0: jnp.var(self, axis, keepdims, ddof)
+Array.std = lambda self, axis=None, keepdims=False, ddof=0: jnp.std(self, axis, keepdims, ddof)
+Array.argmax = lambda self, axis=None, keepdims=False: jnp.argmax(self, axis, keepdims)
+Array.argmin = lambda self, axis=None, keepdims=False: jnp.argmin(self, axis, keepdims)
+Array.astype = lambda self, dtype: jnp.astype(self, dtype)
+Array.ravel = lambda self: jnp.ravel(self)
+Array.flatten = lambda self: jnp.ravel(self)
+Array.squeeze = lambda self, axis=None: jnp.squeeze(self, axis)
+Array.swapaxes = lambda self, a, b: jnp.swapaxes(self, a, b)
+Array.dot = lambda self, other: jnp.dot(self, other)
+Array.clip = lambda self, a_min=None, a_max=None: jnp.clip(self, a_min, a_max)
+Array.T = property(lambda self: jnp.transpose(self))
+
+
+def _reshape(self, *shape, order='C'):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return jnp.reshape(self, shape)
+
+
+def _transpose(self, *axes):
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = axes[0]
+    return jnp.transpose(self, axes or None)
+
+
+Array.reshape = _reshape
+Array.transpose = _transpose
+
+
+# --- indexing -----------------------------------------------------------------
+
+def _static_item(i):
+    """The five-number encoding of one static index item, or None when dynamic."""
+    if i is None:
+        return (2, 0, 0, 0, 0)
+    if i is Ellipsis:
+        return (3, 0, 0, 0, 0)
+    if isinstance(i, slice):
+        parts, mask = [], 0
+        for bit, v in enumerate((i.start, i.stop, i.step)):
+            if v is None:
+                parts.append(0)
+            elif isinstance(v, Tracer):
+                return None
+            else:
+                parts.append(int(v))
+                mask |= 1 << bit
+        return (1, *parts, mask)
+    if isinstance(i, (bool, _np.bool_)):
+        raise IndexError('boolean indices are not supported: their result shape depends on the data')
+    if isinstance(i, (int, _np.integer)):
+        return (0, int(i), 0, 0, 0)
+    if isinstance(i, core.ArrayImpl) and i.shape == () and i.dtype.kind in 'iu':
+        return (0, int(i), 0, 0, 0)
+    return None
+
+
+def _getitem(self, key):
+    items = key if isinstance(key, tuple) else (key,)
+    encoded = [_static_item(i) for i in items]
+    if all(e is not None for e in encoded):
+        return core.bind1('index', self, items=tuple(v for e in encoded for v in e))
+    # A traced (or array) index on one axis: take along that axis.
+    if len(items) == 1:
+        idx = items[0]
+        idx = idx if isinstance(idx, Array) else jnp.asarray(idx)
+        if idx.dtype.kind not in 'iu':
+            raise IndexError(f'indices must be integers, got {idx.dtype.name}')
+        n = self.shape[0]
+        idx = jnp.where(jnp.less(idx, 0), jnp.add(idx, n), idx)
+        return core.bind1('take', self, idx, axis=0)
+    raise NotImplementedError(f'spmdsim does not support this index yet: {key!r}; '
+                              'use static ints and slices, or one integer array on the first axis')
+
+
+Array.__getitem__ = _getitem
+
+
+class _IndexUpdateRef:
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def get(self):
+        return self.array[self.index]
+
+    def set(self, values):
+        return self._update(values, 'set')
+
+    def add(self, values):
+        return self._update(values, 'add')
+
+    def multiply(self, values):
+        return self._update(values, 'mul')
+
+    def min(self, values):
+        return self._update(values, 'min')
+
+    def max(self, values):
+        return self._update(values, 'max')
+
+    def _update(self, values, mode):
+        items = self.index if isinstance(self.index, tuple) else (self.index,)
+        encoded = [_static_item(i) for i in items]
+        if any(e is None for e in encoded):
+            raise NotImplementedError(f'spmdsim supports x.at[...] with static ints and slices only, got '
+                                      f'{self.index!r}')
+        return core.bind1('index_update', self.array, values, items=tuple(v for e in encoded for v in e),
+                          mode=mode)
+
+
+class _At:
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+
+Array.at = property(lambda self: _At(self))

@@ -1,0 +1,130 @@
+// Tracing support: ProgramBuilder and Program for the jax package's tracers,
+// and eager application of one primitive to concrete arrays.
+
+#include <pybind11/stl.h>
+
+#include "python/bindings.h"
+#include "spmd/error.h"
+#include "spmd/program/executor.h"
+#include "spmd/program/primitive.h"
+
+namespace spmd::python {
+
+namespace program = spmd::program;
+
+SourceLoc to_loc(const py::handle& loc) {
+  if (loc.is_none()) return {};
+  auto t = loc.cast<py::tuple>();
+  return SourceLoc{intern_path(t[0].cast<std::string>()), t[1].cast<std::uint32_t>(), t[2].cast<std::uint32_t>()};
+}
+
+namespace {
+
+// pybind11 holds programs as shared_ptr<Program>; the C++ side shares them
+// as immutable ProgramRefs.
+using ProgramHolder = std::shared_ptr<program::Program>;
+ProgramHolder held(program::ProgramRef p) { return std::const_pointer_cast<program::Program>(std::move(p)); }
+
+// Python values -> equation parameters. bool before int: True is an int too.
+program::Param to_param(const py::handle& v) {
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
+  if (py::isinstance<py::int_>(v)) return v.cast<std::int64_t>();
+  if (py::isinstance<py::float_>(v)) return v.cast<double>();
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::isinstance<program::Program>(v)) return program::ProgramRef(v.cast<ProgramHolder>());
+  if (py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v)) {
+    auto seq = v.cast<py::sequence>();
+    if (seq.size() > 0 && py::isinstance<py::str>(seq[0])) return v.cast<std::vector<std::string>>();
+    if (seq.size() > 0 && py::isinstance<program::Program>(seq[0])) {
+      std::vector<program::ProgramRef> out;
+      for (auto p : seq) out.push_back(p.cast<ProgramHolder>());
+      return out;
+    }
+    return v.cast<std::vector<std::int64_t>>();
+  }
+  throw InvalidArgument(make_report("TypeError", "unsupported primitive parameter of type " +
+                                                     std::string(py::str(py::type::of(v).attr("__name__")))));
+}
+
+program::Params to_params(const py::dict& d) {
+  program::Params p;
+  for (auto [k, v] : d) p.set(k.cast<std::string>(), to_param(v));
+  return p;
+}
+
+py::tuple aval_tuple(const program::Aval& a) {
+  return py::make_tuple(py::tuple(py::cast(a.shape)), std::string(dtype_name(a.dtype)), a.weak_type);
+}
+
+program::Atom to_atom(const py::handle& h) {
+  if (py::isinstance<Array>(h)) return program::Atom::of_literal(h.cast<Array>());
+  return program::Atom::of(h.cast<program::Var>());
+}
+
+std::vector<program::Atom> to_atoms(const py::sequence& seq) {
+  std::vector<program::Atom> out;
+  out.reserve(seq.size());
+  for (auto h : seq) out.push_back(to_atom(h));
+  return out;
+}
+
+}  // namespace
+
+void bind_programs(py::module_& m) {
+  py::class_<program::Program, ProgramHolder>(m, "Program", "a traced program (a jaxpr)")
+      .def("jaxpr_text", [](const program::Program& p) { return program::to_jaxpr_text(p); })
+      .def_property_readonly("in_avals", [](const program::Program& p) {
+        py::list out;
+        for (const auto& a : p.input_avals()) out.append(aval_tuple(a));
+        return out;
+      })
+      .def_property_readonly("out_avals", [](const program::Program& p) {
+        py::list out;
+        for (const auto& a : p.output_avals()) out.append(aval_tuple(a));
+        return out;
+      })
+      .def_property_readonly("num_equations", [](const program::Program& p) { return p.equations().size(); });
+
+  py::class_<program::ProgramBuilder>(m, "ProgramBuilder", "records one traced function")
+      .def(py::init([](const std::vector<std::pair<std::string, int>>& axes) {
+             program::AxisEnv env;
+             for (const auto& [name, size] : axes) env.push_back({name, size});
+             return program::ProgramBuilder(std::move(env));
+           }),
+           py::arg("axes") = std::vector<std::pair<std::string, int>>{})
+      .def("add_input", [](program::ProgramBuilder& b, const std::vector<std::int64_t>& shape, const std::string& dtype,
+                           bool weak) { return b.add_input({Shape(shape.begin(), shape.end()), dtype_from_name(dtype), weak}); })
+      .def("add_equation",
+           [](program::ProgramBuilder& b, const std::string& prim, const py::sequence& inputs, const py::dict& params,
+              const py::handle& loc) {
+             auto vars = b.add_equation(prim, to_atoms(inputs), to_params(params), to_loc(loc));
+             py::list out;
+             for (program::Var v : vars) out.append(py::make_tuple(v, aval_tuple(b.aval(v))));
+             return out;
+           })
+      .def("set_outputs", [](program::ProgramBuilder& b, const py::sequence& outs) { b.set_outputs(to_atoms(outs)); })
+      .def("finish", [](program::ProgramBuilder& b) { return held(b.finish()); });
+
+  m.def("apply_primitive",
+        [](const std::string& prim, const std::vector<Array>& args, const py::dict& params, const py::handle& loc) {
+          SourceLoc where = to_loc(loc);
+          const program::Primitive& p = program::find_primitive(prim);
+          try {
+            // Eager evaluation checks like tracing does, so both paths give one error.
+            std::vector<program::Aval> in;
+            for (const Array& a : args) in.push_back(program::Aval::of(a));
+            program::Params ps = to_params(params);
+            p.abstract_eval(p, in, ps, {});
+            return program::apply(p, args, ps, where);
+          } catch (Error& e) {
+            if (!e.report().where.valid()) e.mutable_report().where = where;
+            throw;
+          }
+        },
+        py::arg("primitive"), py::arg("args"), py::arg("params"), py::arg("loc") = py::none());
+
+  m.def("execute", [](const ProgramHolder& p, const std::vector<Array>& args) { return program::execute(*p, args); });
+  m.def("primitive_names", &program::primitive_names);
+}
+
+}  // namespace spmd::python
