@@ -131,6 +131,7 @@ class _PmappedFunction:
         self.devices = [d.id if isinstance(d, Device) else int(d) for d in devices] if devices is not None else []
         self.axis_size = axis_size
         self.cache = {}
+        self.names = {}
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args, **kwargs):
@@ -160,7 +161,10 @@ class _PmappedFunction:
         dyn_tree = tree_util.tree_structure(dyn_args)
         flat_axes = tree_util.broadcast_prefix(in_axes, dyn_tree, 'pmap in_axes')
         flat_axes += [0] * (len(leaves) - len(flat_axes))  # keyword arguments are mapped over axis 0
-        names = _leaf_names(self.fun, dyn_pos, tree, kw_names)
+        names_key = (tree, tuple(dyn_pos), tuple(kw_names))
+        names = self.names.get(names_key)
+        if names is None:
+            names = self.names[names_key] = _leaf_names(self.fun, dyn_pos, tree, kw_names)
         if any(isinstance(l, core.Tracer) for l in leaves) or core.current_trace() is not None:
             return self._nested(args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc)
 

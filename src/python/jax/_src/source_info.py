@@ -19,10 +19,21 @@ def user_frame(depth=1):
     return f
 
 
+_positions = {}  # (code, instruction offset) -> (file, line, column): a loop asks again and again
+
+
 def frame_location(f):
     """(file, line, column) of the instruction `f` runs, column 1-based, or None."""
     if f is None:
         return None
+    key = (f.f_code, f.f_lasti)
+    loc = _positions.get(key)
+    if loc is None:
+        loc = _positions[key] = _locate(f)
+    return loc
+
+
+def _locate(f):
     line, col = f.f_lineno, 0
     if f.f_lasti >= 0:
         for i, pos in enumerate(f.f_code.co_positions()):
