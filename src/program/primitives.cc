@@ -17,8 +17,11 @@
 #include "spmd/collectives/ppermute.h"
 #include "spmd/collectives/psum_scatter.h"
 #include "spmd/collectives/reduce.h"
+#include "spmd/debug/breakpoint.h"
+#include "spmd/debug/debug_print.h"
 #include "spmd/core/creation.h"
 #include "spmd/core/elementwise.h"
+#include "spmd/core/format.h"
 #include "spmd/core/layout.h"
 #include "spmd/core/linalg.h"
 #include "spmd/core/reduction.h"
@@ -26,6 +29,7 @@
 #include "spmd/program/executor.h"
 #include "spmd/runtime/device.h"
 #include "rendezvous/unbound_axis.h"
+#include "util/python_format.h"
 
 namespace spmd::program {
 
@@ -530,6 +534,68 @@ Arrays all_to_all_impl(const Primitive& p, std::span<const Array> in, const Para
                      groups_of(params), loc)};
 }
 
+// --- debugging ----------------------------------------------------------------
+
+// debug_print(*values; literals, field_args, field_specs, field_conversions):
+// a traced jax.debug.print. The format string was split at trace time into
+// literal text (Python values already formatted in) and fields, each naming
+// an operand, its format spec and its conversion (!r / !s); every device
+// renders its own values and hands the text to the ordered print queue.
+std::string render_field(const Array& a, const std::string& spec, const std::string& conversion) {
+  if (conversion == "r") return format_str_spec(repr(a), spec);
+  if (spec.empty()) return to_string(a);
+  const char type = format_spec_type(spec);
+  const bool text = type == 0 || type == 's';
+  if (a.ndim() != 0) {
+    if (text) return format_str_spec(to_string(a), spec);
+    throw InvalidArgument(make_report("TypeError", "unsupported format string passed to ArrayImpl.__format__ (spec '" +
+                                                       spec + "' for an array of shape " + shape_to_string(a.shape()) + ")",
+                                      "only 0-d arrays take numeric format specs; format elements one by one"));
+  }
+  if (a.dtype() == DType::kBool && text) return format_str_spec(a.element_as_bool(0) ? "True" : "False", spec);
+  if (is_floating(a.dtype())) return format_float_spec(a.element_as_double(0), spec);
+  return format_int_spec(a.element_as_int64(0), spec);
+}
+
+Avals debug_print_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  const auto literals = params.get_or<std::vector<std::string>>("literals", {});
+  const auto args = params.get_or<std::vector<std::int64_t>>("field_args", {});
+  const auto specs = params.get_or<std::vector<std::string>>("field_specs", {});
+  if (literals.size() != args.size() + 1 || specs.size() != args.size()) type_error(p, "malformed format parameters");
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (args[k] < 0 || static_cast<std::size_t>(args[k]) >= in.size()) type_error(p, "field refers to a missing value");
+    if (!specs[k].empty()) format_spec_type(specs[k]);  // a bad spec fails where it was traced
+  }
+  return {};
+}
+Arrays debug_print_impl(const Primitive&, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  const auto literals = params.get_or<std::vector<std::string>>("literals", {});
+  const auto args = params.get_or<std::vector<std::int64_t>>("field_args", {});
+  const auto specs = params.get_or<std::vector<std::string>>("field_specs", {});
+  const auto conversions = params.get_or<std::vector<std::string>>("field_conversions", {});
+  std::string text = literals.at(0);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    text += render_field(in[static_cast<std::size_t>(args[k])], specs[k], k < conversions.size() ? conversions[k] : "");
+    text += literals[k + 1];
+  }
+  debug_print(std::move(text), loc);
+  return {};
+}
+
+// breakpoint(*values; names): jax.debug.breakpoint(); the values are the
+// arrays among the caller's local variables when it was traced.
+Avals breakpoint_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  if (params.get_or<std::vector<std::string>>("names", {}).size() != in.size()) type_error(p, "one name per value");
+  return {};
+}
+Arrays breakpoint_impl(const Primitive&, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  const auto names = params.get_or<std::vector<std::string>>("names", {});
+  std::vector<std::pair<std::string, Array>> values;
+  for (std::size_t k = 0; k < in.size(); ++k) values.emplace_back(names[k], in[k]);
+  breakpoint(std::move(values), loc);
+  return {};
+}
+
 // --- control flow -----------------------------------------------------------
 
 // cond(index, *operands; branches): runs branches[clamp(index)] on the operands.
@@ -657,6 +723,8 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("cond", cond_abstract, cond_impl);
   add("while", while_abstract, while_impl);
   add("xla_pmap", pmap_abstract, pmap_impl);
+  add("debug_print", debug_print_abstract, debug_print_impl);
+  add("debug_breakpoint", breakpoint_abstract, breakpoint_impl);
   return r;
 }
 

@@ -9,51 +9,12 @@
 #include "scenario/natives.h"
 #include "scenario/python_errors.h"
 #include "spmd/core/format.h"
+#include "util/python_format.h"
 
 namespace spmd::scenario {
 
 // ============================================================================
 // repr / str
-
-std::string float_repr(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-  std::string s(buf, res.ptr);
-  std::string sign;
-  if (s[0] == '-') {
-    sign = "-";
-    s.erase(0, 1);
-  }
-  std::size_t e = s.find('e');
-  std::string mant = s.substr(0, e);
-  int exp = std::stoi(s.substr(e + 1));
-  std::string digits;
-  for (char c : mant) {
-    if (c != '.') digits += c;
-  }
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  if (exp >= -4 && exp < 16) {
-    std::string out;
-    if (exp >= 0) {
-      std::size_t ip = static_cast<std::size_t>(exp) + 1;
-      if (digits.size() <= ip) {
-        out = digits + std::string(ip - digits.size(), '0') + ".0";
-      } else {
-        out = digits.substr(0, ip) + "." + digits.substr(ip);
-      }
-    } else {
-      out = "0." + std::string(static_cast<std::size_t>(-exp - 1), '0') + digits;
-    }
-    return sign + out;
-  }
-  std::string out = digits.substr(0, 1);
-  if (digits.size() > 1) out += "." + digits.substr(1);
-  char ebuf[16];
-  std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-  return sign + out + ebuf;
-}
 
 std::string string_repr(std::string_view s) {
   bool has_single = s.find('\'') != std::string_view::npos;
@@ -210,225 +171,20 @@ std::string Interpreter::str(ExecState& st, const Value& v) {
 }
 
 // ============================================================================
-// format specs
-
-namespace {
-
-struct Spec {
-  std::string fill = " ";
-  char align = 0;
-  char sign = '-';
-  bool alt = false;
-  bool zero = false;
-  int width = -1;
-  char grouping = 0;
-  int precision = -1;
-  char type = 0;
-};
-
-bool is_align(char c) { return c == '<' || c == '>' || c == '^' || c == '='; }
-
-Spec parse_spec(std::string_view s) {
-  Spec sp;
-  std::size_t i = 0;
-  // fill may be a multi-byte character
-  std::size_t first_len = 1;
-  if (!s.empty() && static_cast<unsigned char>(s[0]) >= 0x80) {
-    while (first_len < s.size() && (static_cast<unsigned char>(s[first_len]) & 0xC0) == 0x80) ++first_len;
-  }
-  if (s.size() > first_len && is_align(s[first_len])) {
-    sp.fill = std::string(s.substr(0, first_len));
-    sp.align = s[first_len];
-    i = first_len + 1;
-  } else if (!s.empty() && is_align(s[0])) {
-    sp.align = s[0];
-    i = 1;
-  }
-  if (i < s.size() && (s[i] == '+' || s[i] == '-' || s[i] == ' ')) sp.sign = s[i++];
-  if (i < s.size() && s[i] == 'z') ++i;
-  if (i < s.size() && s[i] == '#') {
-    sp.alt = true;
-    ++i;
-  }
-  if (i < s.size() && s[i] == '0') {
-    sp.zero = true;
-    ++i;
-  }
-  int width = 0;
-  bool has_width = false;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-    width = width * 10 + (s[i++] - '0');
-    has_width = true;
-  }
-  if (has_width) sp.width = width;
-  if (i < s.size() && (s[i] == ',' || s[i] == '_')) sp.grouping = s[i++];
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    int p = 0;
-    bool any = false;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-      p = p * 10 + (s[i++] - '0');
-      any = true;
-    }
-    if (!any) raise_value_error("Format specifier missing precision");
-    sp.precision = p;
-  }
-  if (i < s.size()) sp.type = s[i++];
-  if (i != s.size()) raise_value_error("Invalid format specifier '" + std::string(s) + "'");
-  if (sp.zero && sp.align == 0) {
-    sp.fill = "0";
-    sp.align = '=';
-  }
-  return sp;
-}
-
-std::string group_digits(const std::string& digits, char sep, int every) {
-  if (!sep) return digits;
-  std::string out;
-  int n = static_cast<int>(digits.size());
-  for (int i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % every == 0) out += sep;
-    out += digits[static_cast<std::size_t>(i)];
-  }
-  return out;
-}
-
-std::string pad(const std::string& sign, const std::string& body, const Spec& sp, char default_align) {
-  std::size_t len = utf8_length(sign) + utf8_length(body);
-  char align = sp.align ? sp.align : default_align;
-  if (sp.width < 0 || len >= static_cast<std::size_t>(sp.width)) return sign + body;
-  std::size_t n = static_cast<std::size_t>(sp.width) - len;
-  auto fill = [&](std::size_t k) {
-    std::string f;
-    for (std::size_t i = 0; i < k; ++i) f += sp.fill;
-    return f;
-  };
-  switch (align) {
-    case '<': return sign + body + fill(n);
-    case '^': return fill(n / 2) + sign + body + fill(n - n / 2);
-    case '=': return sign + fill(n) + body;
-    default: return fill(n) + sign + body;
-  }
-}
-
-std::string sign_of(bool negative, const Spec& sp) {
-  if (negative) return "-";
-  if (sp.sign == '+') return "+";
-  if (sp.sign == ' ') return " ";
-  return "";
-}
-
-std::string format_int(std::int64_t v, Spec sp) {
-  bool neg = v < 0;
-  std::uint64_t mag = neg ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-  std::string digits;
-  std::string prefix;
-  int base = 10;
-  switch (sp.type) {
-    case 0: case 'd': case 'n': base = 10; break;
-    case 'b': base = 2; prefix = "0b"; break;
-    case 'o': base = 8; prefix = "0o"; break;
-    case 'x': base = 16; prefix = "0x"; break;
-    case 'X': base = 16; prefix = "0X"; break;
-    case 'c': {
-      std::string s;
-      append_utf8(s, static_cast<std::uint32_t>(v));
-      return pad("", s, sp, '<');
-    }
-    default: raise_value_error(std::string("Unknown format code '") + sp.type + "' for object of type 'int'");
-  }
-  if (sp.precision >= 0) raise_value_error("Precision not allowed in integer format specifier");
-  char buf[80];
-  auto r = std::to_chars(buf, buf + sizeof buf, mag, base);
-  digits.assign(buf, r.ptr);
-  if (sp.type == 'X') {
-    for (auto& c : digits) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  digits = group_digits(digits, sp.grouping, base == 10 ? 3 : 4);
-  std::string sign = sign_of(neg, sp) + (sp.alt ? prefix : "");
-  return pad(sign, digits, sp, '>');
-}
-
-std::string format_float(double v, Spec sp) {
-  bool neg = std::signbit(v) && !std::isnan(v);
-  double mag = std::fabs(v);
-  char type = sp.type;
-  std::string body;
-  bool percent = false;
-  if (type == '%') {
-    percent = true;
-    mag *= 100;
-    type = 'f';
-  }
-  if (std::isnan(mag) || std::isinf(mag)) {
-    body = std::isnan(mag) ? "nan" : "inf";
-    if (type == 'E' || type == 'F' || type == 'G') body = std::isnan(mag) ? "NAN" : "INF";
-  } else if (type == 0 && sp.precision < 0) {
-    body = float_repr(mag);
-  } else {
-    int prec = sp.precision < 0 ? 6 : sp.precision;
-    char conv = type;
-    if (type == 0 || type == 'n') conv = 'g';
-    if (conv != 'e' && conv != 'E' && conv != 'f' && conv != 'F' && conv != 'g' && conv != 'G') {
-      raise_value_error(std::string("Unknown format code '") + type + "' for object of type 'float'");
-    }
-    if (type == 0 && prec == 0) prec = 1;
-    char fmt[16];
-    std::snprintf(fmt, sizeof fmt, "%%%s.%d%c", sp.alt ? "#" : "", prec, conv);
-    char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, mag);
-    body = buf;
-    if (type == 0 && body.find_first_of(".eE") == std::string::npos) body += ".0";
-  }
-  if (sp.grouping) {
-    std::size_t end = body.find_first_not_of("0123456789");
-    if (end == std::string::npos) end = body.size();
-    body = group_digits(body.substr(0, end), sp.grouping, 3) + body.substr(end);
-  }
-  if (percent) body += "%";
-  return pad(sign_of(neg, sp), body, sp, '>');
-}
-
-std::string format_str(const std::string& s, Spec sp) {
-  if (sp.type != 0 && sp.type != 's') {
-    raise_value_error(std::string("Unknown format code '") + sp.type + "' for object of type 'str'");
-  }
-  if (sp.sign != '-') raise_value_error("Sign not allowed in string format specifier");
-  if (sp.align == '=') raise_value_error("'=' alignment not allowed in string format specifier");
-  std::string body = s;
-  if (sp.precision >= 0) {
-    std::string cut;
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < s.size() && count < static_cast<std::size_t>(sp.precision); ++count) {
-      std::size_t j = i + 1;
-      while (j < s.size() && (static_cast<unsigned char>(s[j]) & 0xC0) == 0x80) ++j;
-      cut += s.substr(i, j - i);
-      i = j;
-    }
-    body = cut;
-  }
-  return pad("", body, sp, '<');
-}
-
-}  // namespace
-
 std::string format_value(Interpreter& interp, ExecState& st, const Value& v, std::string_view spec) {
   if (spec.empty()) return interp.str(st, v);
-  Spec sp = parse_spec(spec);
+  const char type = format_spec_type(spec);
+  const bool text = type == 0 || type == 's';
   switch (v.kind()) {
     case Kind::kBool:
-      if (sp.type == 0 || sp.type == 's') return format_str(v.as_bool() ? "True" : "False", sp);
+      if (text) return format_str_spec(v.as_bool() ? "True" : "False", spec);
       [[fallthrough]];
     case Kind::kInt:
-      if (sp.type == 'e' || sp.type == 'E' || sp.type == 'f' || sp.type == 'F' || sp.type == 'g' ||
-          sp.type == 'G' || sp.type == '%') {
-        return format_float(static_cast<double>(v.as_int()), sp);
-      }
-      return format_int(v.as_int(), sp);
+      return format_int_spec(v.as_int(), spec);
     case Kind::kFloat:
-      return format_float(v.as_float(), sp);
+      return format_float_spec(v.as_float(), spec);
     case Kind::kStr:
-      return format_str(v.as_str(), sp);
+      return format_str_spec(v.as_str(), spec);
     case Kind::kArray: {
       const Array& a = v.as_array();
       if (is_traced(st, a)) {
@@ -438,14 +194,14 @@ std::string format_value(Interpreter& interp, ExecState& st, const Value& v, std
                                  "jax.debug.print(\"{x:" + std::string(spec) + "}\", x=x).");
       }
       if (a.ndim() != 0) {
-        if (sp.type == 0 || sp.type == 's') return format_str(to_string(a), sp);
+        if (text) return format_str_spec(to_string(a), spec);
         raise_type_error("unsupported format string passed to ArrayImpl.__format__",
                          "only 0-d arrays take numeric format specs; format elements one by one");
       }
       return format_value(interp, st, array_to_scalar(a), spec);
     }
     default:
-      if (sp.type == 0 || sp.type == 's') return format_str(interp.str(st, v), sp);
+      if (text) return format_str_spec(interp.str(st, v), spec);
       raise_type_error("unsupported format string passed to " + type_name(v) + ".__format__");
   }
 }

@@ -9,11 +9,11 @@
 
 #include "scenario/interpreter.h"
 #include "scenario/value.h"
+#include "util/python_format.h"
 
 namespace spmd::scenario {
 
-/// repr(float): shortest round-trip digits, "5.0", "0.1", "1e-05", "inf".
-std::string float_repr(double d);
+using spmd::float_repr;
 /// repr(str): quotes and escapes as Python chooses them.
 std::string string_repr(std::string_view s);
 /// format(v, spec) (f-string format specs).

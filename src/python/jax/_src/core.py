@@ -361,6 +361,11 @@ def aval_of(x):
     return ShapedArray(v.shape, v.dtype, v.weak_type)
 
 
+def tree_leaves_of(x):
+    from jax._src import tree_util
+    return tree_util.tree_leaves(x)
+
+
 def is_concrete(x):
     return not isinstance(x, Tracer)
 
