@@ -123,7 +123,7 @@ Avals reduce_abstract(const Primitive& p, std::span<const Aval> in, const Params
   // The kernel on an all-ones shape of the same rank checks the axes and
   // gives the dtype; the real sizes follow.
   Shape ones(in[0].shape.size(), 1);
-  Array r = reduce(static_cast<ReduceOp>(p.op), Array::uninitialized(ones, in[0].dtype), to_ints(axes), false);
+  Array r = reduce(static_cast<ReduceOp>(p.op), zeros(ones, in[0].dtype), to_ints(axes), false);
   std::vector<bool> reduced(in[0].shape.size(), false);
   for (std::int64_t a : axes) reduced[static_cast<std::size_t>(normalize_axis(a, static_cast<int>(ones.size()), p.name))] = true;
   Shape shape;

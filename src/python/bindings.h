@@ -32,6 +32,23 @@ Runtime& runtime();
 /// interned file name.
 SourceLoc to_loc(const py::handle& loc);
 
+/// Releases the GIL around a call that may park the calling device fiber (a
+/// collective under disable_jit), in a way that other fibers on the same OS
+/// thread may run Python meanwhile: besides the thread state, pybind11's
+/// per-thread stack of argument-conversion frames (loader_life_support) is
+/// set aside and given back on resumption, since fibers resume in any order.
+class FiberSafeGilRelease {
+ public:
+  FiberSafeGilRelease();
+  ~FiberSafeGilRelease();
+  FiberSafeGilRelease(const FiberSafeGilRelease&) = delete;
+  FiberSafeGilRelease& operator=(const FiberSafeGilRelease&) = delete;
+
+ private:
+  void* life_support_;
+  PyThreadState* state_;
+};
+
 /// numpy dtype name <-> spmd DType.
 DType dtype_from_name(const std::string& name);
 

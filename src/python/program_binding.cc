@@ -7,10 +7,29 @@
 #include "spmd/error.h"
 #include "spmd/program/executor.h"
 #include "spmd/program/primitive.h"
+#include "spmd/runtime/device.h"
 
 namespace spmd::python {
 
 namespace program = spmd::program;
+
+namespace {
+#if PYBIND11_INTERNALS_VERSION == 4
+auto& life_support_key() { return py::detail::get_local_internals().loader_life_support_tls_key; }
+#else
+auto& life_support_key() { return py::detail::get_internals().loader_life_support_tls_key; }
+#endif
+}  // namespace
+
+FiberSafeGilRelease::FiberSafeGilRelease() : life_support_(PYBIND11_TLS_GET_VALUE(life_support_key())) {
+  PYBIND11_TLS_REPLACE_VALUE(life_support_key(), nullptr);
+  state_ = PyEval_SaveThread();
+}
+
+FiberSafeGilRelease::~FiberSafeGilRelease() {
+  PyEval_RestoreThread(state_);
+  PYBIND11_TLS_REPLACE_VALUE(life_support_key(), life_support_);
+}
 
 SourceLoc to_loc(const py::handle& loc) {
   if (loc.is_none()) return {};
@@ -114,7 +133,16 @@ void bind_programs(py::module_& m) {
             std::vector<program::Aval> in;
             for (const Array& a : args) in.push_back(program::Aval::of(a));
             program::Params ps = to_params(params);
-            p.abstract_eval(p, in, ps, {});
+            // On a device (pmap under disable_jit) its bound axes are known.
+            program::AxisEnv axes;
+            if (in_device()) {
+              set_current_location(where);
+              for (const AxisBinding& b : current_device().axes) axes.push_back({b.name, b.size});
+            }
+            p.abstract_eval(p, in, ps, axes);
+            // On a device under disable_jit a collective may park this
+            // fiber: never while holding the GIL (see pmap_eager).
+            FiberSafeGilRelease release;
             return program::apply(p, args, ps, where);
           } catch (Error& e) {
             if (!e.report().where.valid()) e.mutable_report().where = where;

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "python/bindings.h"
+#include "python/python_errors.h"
 #include "spmd/error.h"
 #include "spmd/program/executor.h"
 #include "runtime/pmap_impl.h"
@@ -60,6 +61,55 @@ void bind_runtime(py::module_& m) {
       exc.attr("report") = std::string(e.what());
     }
   });
+  // pmap under jax.disable_jit(): every device runs the Python function itself,
+  // with its own concrete values. Each device fiber gets its own Python thread
+  // state and holds the GIL only while Python runs: every call that can block
+  // (a collective, a breakpoint) releases it first (apply_primitive), so a
+  // device never parks holding the GIL and the runtime still sees every
+  // device blocked, and detects a deadlock exactly.
+  //
+  // `device_fn(shards)` returns (output leaves, flat out_axes, exception or
+  // None): the outputs'
+  // structure is known only once a device returned, so the first device to
+  // return sets how they are stacked (the runtime reads out_axes when it
+  // stacks, after every device finished).
+  m.def("pmap_eager", [](const py::function& device_fn, const std::vector<Array>& args, PmapOptions o) {
+    PyInterpreterState* interp = PyThreadState_Get()->interp;
+    bool out_axes_set = false;
+    DeviceFn fn = [&](std::span<const Array> shards) -> std::vector<Array> {
+      PyThreadState* ts = PyThreadState_New(interp);
+      PyEval_RestoreThread(ts);
+      std::vector<Array> out;
+      std::exception_ptr error;
+      // device_fn catches every exception and returns it: a pybind11
+      // error_already_set must not be made here, since it takes the GIL
+      // through the PyGILState API, which knows one thread state per OS
+      // thread, not one per device fiber.
+      try {
+        py::tuple r = device_fn(std::vector<Array>(shards.begin(), shards.end()));
+        if (!r[2].is_none()) throw_spmd_error(r[2]);
+        out = r[0].cast<std::vector<Array>>();
+        if (!out_axes_set) {
+          o.out_axes = r[1].cast<std::vector<MapAxis>>();
+          out_axes_set = true;
+        }
+      } catch (...) {
+        error = std::current_exception();
+      }
+      PyThreadState_Clear(ts);
+      PyThreadState_DeleteCurrent();  // and releases the GIL
+      if (error) std::rethrow_exception(error);
+      return out;
+    };
+    runtime();  // a clear error when no runtime is set
+    std::vector<Array> result;
+    {
+      py::gil_scoped_release release;
+      result = runtime().pmap(fn, args, o);
+    }
+    return result;
+  });
+
   m.def("pmap", [](const std::shared_ptr<program::Program>& p, const std::vector<Array>& args, const PmapOptions& o) {
     runtime();  // a clear error when no runtime is set
     return program::pmap_program(p, args, o);

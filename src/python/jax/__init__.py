@@ -10,7 +10,7 @@ exactly.
 from jax._src.config import config
 from jax import debug, errors, lax, numpy, tree_util
 from jax._src.api import (block_until_ready, default_backend, device_count, device_get, device_put,
-                          device_put_replicated, device_put_sharded, devices, jit, local_device_count,
+                          device_put_replicated, device_put_sharded, devices, disable_jit, jit, local_device_count,
                           local_devices, make_jaxpr, pmap, process_count, process_index)
 from jax._src.core import Array
 from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten

@@ -13,6 +13,7 @@ import numpy as np
 
 import _spmd
 from jax._src import core, source_info, tree_util
+from jax._src.config import config
 
 
 # --- devices --------------------------------------------------------------------
@@ -169,6 +170,8 @@ class _PmappedFunction:
             return self._nested(args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc)
 
         arrays = [_to_concrete(l) for l in leaves]
+        if config.read('jax_disable_jit'):
+            return self._eager(args, static_pos, dyn_pos, kw_names, tree, arrays, flat_axes, names, loc)
         opts = _spmd.PmapOptions()
         opts.axis_name = self.axis_name or ''
         opts.in_axes = [None if a is None else int(a) for a in flat_axes]
@@ -220,6 +223,43 @@ class _PmappedFunction:
             raise core._escaped(captured[0])
         out_axes = tree_util.broadcast_prefix(self.out_axes, out_tree, 'pmap out_axes')
         return program, out_tree, [None if a is None else int(a) for a in out_axes]
+
+    def _eager(self, args, static_pos, dyn_pos, kw_names, tree, arrays, flat_axes, names, loc):
+        """pmap under jax.disable_jit(): every device runs the Python function
+        with its own concrete values (Python control flow works per device);
+        collectives still meet at the rendezvous."""
+        fun = self.fun
+        nargs = len(args)
+        out_trees = []
+
+        def device_fn(shards):
+            try:
+                return run_device(shards) + (None,)
+            except BaseException as e:  # handed to the runtime as this device's error
+                return None, None, e
+
+        def run_device(shards):
+            values = tree.unflatten([core.ArrayImpl(s) for s in shards])
+            call_args = list(args)
+            for i, v in zip(dyn_pos, values[:len(dyn_pos)]):
+                call_args[i] = v
+            result = fun(*call_args, **dict(zip(kw_names, values[len(dyn_pos):])))
+            leaves, out_tree = tree_util.tree_flatten(result)
+            if out_trees and out_trees[0] != out_tree:
+                raise ValueError(f'pmap: devices returned different output structures: {out_trees[0]} and '
+                                 f'{out_tree}')
+            out_trees.append(out_tree)
+            out_axes = tree_util.broadcast_prefix(self.out_axes, out_tree, 'pmap out_axes')
+            return ([_to_concrete(l) for l in leaves], [None if a is None else int(a) for a in out_axes])
+        opts = _spmd.PmapOptions()
+        opts.axis_name = self.axis_name or ''
+        opts.in_axes = [None if a is None else int(a) for a in flat_axes]
+        opts.axis_size = self.axis_size
+        opts.devices = self.devices
+        opts.loc = loc
+        opts.arg_names = names
+        outs = _spmd.pmap_eager(device_fn, arrays, opts)
+        return out_trees[0].unflatten([core.ArrayImpl(o) for o in outs])
 
     def _nested(self, args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc):
         """A pmap called inside a trace (a pmap inside a pmap): recorded as one
@@ -322,8 +362,9 @@ class _JittedFunction:
         return entry, leaves
 
     def __call__(self, *args, **kwargs):
-        if core.current_trace() is not None:
-            # Inside another trace the function is traced inline, as part of it.
+        if core.current_trace() is not None or config.read('jax_disable_jit'):
+            # Inside another trace the function is traced inline, as part of
+            # it; under disable_jit it runs as plain Python.
             return self.fun(*args, **kwargs)
         (program, out_tree, captured), leaves = self.trace(*args, **kwargs)
         outs = _spmd.execute(program, [_to_concrete(l) for l in leaves] + [_to_concrete(c) for c in captured])
@@ -399,3 +440,20 @@ def device_put_sharded(shards, devices):
     if len(shards) != len(devices):
         raise ValueError(f'len(shards) = {len(shards)} must equal len(devices) = {len(devices)}.')
     return tree_util.tree_map(lambda *ls: jnp.stack([jnp.asarray(l) for l in ls]), *shards)
+
+
+class disable_jit:
+    """with jax.disable_jit(): pmap and jit run the Python function itself,
+    per device with concrete values, instead of tracing it."""
+
+    def __init__(self, disable=True):
+        self.disable = disable
+
+    def __enter__(self):
+        self.previous = config.read('jax_disable_jit')
+        config.update('jax_disable_jit', self.disable)
+        return self
+
+    def __exit__(self, *exc):
+        config.update('jax_disable_jit', self.previous)
+        return False

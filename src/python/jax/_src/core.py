@@ -375,7 +375,8 @@ def bind(primitive, *args, **params):
     returns the list of its outputs."""
     trace = current_trace()
     if trace is None:
-        outs = _spmd.apply_primitive(primitive, [to_spmd_array(a) for a in args], params)
+        outs = _spmd.apply_primitive(primitive, [to_spmd_array(a) for a in args], params,
+                                     source_info.current_location())
         return [ArrayImpl(o) for o in outs]
     inputs = [trace.atom(a) for a in args]
     outs = trace.builder.add_equation(primitive, inputs, params, source_info.current_location())

@@ -1,0 +1,168 @@
+// Python exceptions as spmd errors: what the CLI reports when one escapes
+// the program, or is raised by the program on a device.
+
+#include "python/python_errors.h"
+
+#include <pybind11/stl.h>
+
+#include "python/bindings.h"
+#include "python/python_runner.h"
+#include "spmd/error.h"
+
+namespace spmd::python {
+
+namespace {
+
+const ProgramText* g_program = nullptr;
+
+// Column of a 0-based UTF-8 byte offset within `line`, 1-based in characters.
+std::uint32_t column_of(const std::string& line, long byte_offset) {
+  std::uint32_t col = 1;
+  for (long i = 0; i < byte_offset && i < static_cast<long>(line.size()); ++i) {
+    if ((static_cast<unsigned char>(line[static_cast<std::size_t>(i)]) & 0xC0) != 0x80) ++col;
+  }
+  return col;
+}
+
+std::string line_of(const std::string& text, std::uint32_t n) {
+  std::size_t start = 0;
+  for (std::uint32_t i = 1; i < n; ++i) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return {};
+    ++start;
+  }
+  std::size_t end = text.find('\n', start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+[[noreturn]] void throw_syntax_error(const py::handle& v, const std::string& path, const std::string& source) {
+  std::string kind = py::str(py::type::of(v).attr("__name__"));
+  std::string msg = py::str(v.attr("msg"));
+  SourceLoc where;
+  py::object file = v.attr("filename");
+  where.file = intern_path(file.is_none() ? path : file.cast<std::string>());
+  py::object lineno = v.attr("lineno");
+  py::object offset = v.attr("offset");
+  where.line = lineno.is_none() ? 0 : lineno.cast<std::uint32_t>();
+  where.column = offset.is_none() ? 0 : offset.cast<std::uint32_t>();
+  Report r = make_report(kind, msg);
+  r.where = where;
+  if (where.file == intern_path(path)) r.source_line = line_of(source, where.line);
+  throw SyntaxError(std::move(r));
+}
+
+// The import a JAX program usually has for a name it uses undefined.
+std::string import_hint(const py::object& name) {
+  if (name.is_none()) return {};
+  static const std::pair<const char*, const char*> known[] = {
+      {"jax", "import jax"},
+      {"jnp", "import jax.numpy as jnp"},
+      {"lax", "from jax import lax"},
+      {"np", "import numpy as np"},
+      {"pmap", "from jax import pmap"},
+      {"jit", "from jax import jit"},
+      {"partial", "from functools import partial"},
+  };
+  std::string n = py::str(name);
+  for (const auto& [k, stmt] : known) {
+    if (n == k) return std::string("add `") + stmt + "` at the top of the program";
+  }
+  return {};
+}
+
+// A Python exception that escaped the program, as a report: its class name,
+// message, the user's innermost frame, and the traceback without spmdsim's
+// frames (as JAX filters its own).
+// The user's innermost frame (spmdsim's own frames skipped): where a report
+// points, with the traceback of the user's frames.
+struct UserFrames {
+  SourceLoc where;
+  std::string source_line;
+  std::vector<std::string> traceback;
+};
+
+UserFrames user_frames(const py::handle& trace, const std::string& path, const std::string& source) {
+  UserFrames u;
+  py::module_ tb = py::module_::import("traceback");
+  py::list frames = tb.attr("extract_tb")(trace);
+  const std::string ours = package_dir();
+  py::list kept;
+  for (auto f : frames) {
+    std::string file = f.attr("filename").cast<std::string>();
+    if (file.rfind(ours, 0) != 0) kept.append(f);
+  }
+  if (py::len(kept) == 0) return u;
+  py::object last = kept[py::len(kept) - 1];
+  u.where.file = intern_path(last.attr("filename").cast<std::string>());
+  u.where.line = last.attr("lineno").cast<std::uint32_t>();
+  py::object col = last.attr("colno");
+  py::object text = last.attr("line");
+  const bool in_program = !path.empty() && u.where.file == intern_path(path);
+  std::string full = in_program ? line_of(source, u.where.line) : (text.is_none() ? "" : text.cast<std::string>());
+  if (!col.is_none()) u.where.column = column_of(full, col.cast<long>());
+  if (in_program) u.source_line = full;
+  u.traceback.push_back("Traceback (most recent call last):");
+  py::list lines = tb.attr("StackSummary").attr("from_list")(kept).attr("format")();
+  for (auto l : lines) {
+    std::string s = py::str(l);
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    std::size_t pos = 0;
+    while (pos <= s.size()) {
+      std::size_t nl = s.find('\n', pos);
+      u.traceback.push_back(s.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+      if (nl == std::string::npos) break;
+      pos = nl + 1;
+    }
+  }
+  return u;
+}
+
+// A Python exception as a report: its class name, message, the user's
+// innermost frame, and the traceback without spmdsim's frames (as JAX
+// filters its own). A runtime error that crossed Python (_spmd.SpmdError)
+// is rethrown as itself, located at the user's frame when it has no place.
+[[noreturn]] void throw_python_error(const py::handle& exc, const std::string& path, const std::string& source) {
+  py::object trace = exc.attr("__traceback__");
+  if (std::exception_ptr original = original_error(exc)) {
+    try {
+      std::rethrow_exception(original);
+    } catch (Error& err) {
+      if (!err.report().where.valid()) {
+        UserFrames u = user_frames(trace, path, source);
+        err.mutable_report().where = u.where;
+        err.mutable_report().source_line = u.source_line;
+      }
+      throw;
+    }
+  }
+  if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_SyntaxError)) throw_syntax_error(exc, path, source);
+  std::string kind = py::str(py::type::of(exc).attr("__name__"));
+  std::string message = py::str(exc);
+  Report r = make_report(kind, message);
+  py::object hint = py::getattr(exc, "_spmd_hint", py::none());
+  if (!hint.is_none()) r.hint = py::str(hint);
+  if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_NameError) && r.hint.empty()) {
+    r.hint = import_hint(py::getattr(exc, "name", py::none()));
+  }
+  UserFrames u = user_frames(trace, path, source);
+  r.where = u.where;
+  r.source_line = u.source_line;
+  if (!u.traceback.empty()) {
+    r.details = std::move(u.traceback);
+    r.details.push_back(kind + ": " + message);
+  }
+  throw ProgramError(std::move(r));
+}
+
+}  // namespace
+
+void set_program_text(const ProgramText* text) { g_program = text; }
+
+void throw_spmd_error(const py::handle& exception) {
+  static const std::string none;
+  throw_python_error(exception, g_program ? g_program->path : none, g_program ? g_program->source : none);
+}
+
+void throw_spmd_error(const py::error_already_set& e) { throw_spmd_error(e.value()); }
+
+}  // namespace spmd::python
