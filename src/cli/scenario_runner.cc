@@ -246,6 +246,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
         po.out = &out;
         po.err = &err;
         po.runtime = &rt;
+        po.max_host_seconds = settings.max_seconds;
         python::run_program(settings.path, text, po);
         outcome.devices = status->statuses();
         outcome.pmap_runs = status->runs();

@@ -52,6 +52,13 @@ class FiberSafeGilRelease {
 /// numpy dtype name <-> spmd DType.
 DType dtype_from_name(const std::string& name);
 
+/// The class _spmd.HostStop (see host_watch.h).
+PyObject* host_stop_type();
+
+/// Sets the Python error for a C++ spmd::Error (as the exception translator
+/// does), for code that returns to CPython without pybind11.
+void set_python_error(std::exception_ptr error);
+
 /// The C++ error a Python exception of class _spmd.SpmdError carries, or
 /// nullptr for any other exception.
 std::exception_ptr original_error(const py::handle& exc);

@@ -14,6 +14,7 @@ namespace spmd::python {
 namespace {
 
 PyObject* g_spmd_error = nullptr;
+PyObject* g_host_stop = nullptr;
 
 void capsule_free(PyObject* capsule) {
   delete static_cast<std::exception_ptr*>(PyCapsule_GetPointer(capsule, "spmd.error"));
@@ -33,6 +34,16 @@ void raise_spmd_error(const Error& e, std::exception_ptr p) {
 
 }  // namespace
 
+PyObject* host_stop_type() { return g_host_stop; }
+
+void set_python_error(std::exception_ptr p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const Error& e) {
+    raise_spmd_error(e, p);
+  }
+}
+
 std::exception_ptr original_error(const py::handle& exc) {
   if (!py::hasattr(exc, "_error")) return nullptr;
   py::object cap = exc.attr("_error");
@@ -45,6 +56,11 @@ void bind_errors(py::module_& m) {
   g_spmd_error = PyErr_NewExceptionWithDoc("_spmd.SpmdError", "an error reported by spmdsim's runtime", PyExc_Exception,
                                            nullptr);
   m.attr("SpmdError") = py::handle(g_spmd_error);
+  g_host_stop = PyErr_NewExceptionWithDoc("_spmd.HostStop",
+                                          "raised in the program's main thread when the run is interrupted or out of "
+                                          "time (a BaseException: `except Exception` does not stop it)",
+                                          PyExc_BaseException, nullptr);
+  m.attr("HostStop") = py::handle(g_host_stop);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

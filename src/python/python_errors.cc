@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "python/bindings.h"
+#include "python/host_watch.h"
 #include "python/python_runner.h"
 #include "spmd/error.h"
 
@@ -121,9 +122,11 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
 // innermost frame, and the traceback without spmdsim's frames (as JAX
 // filters its own). A runtime error that crossed Python (_spmd.SpmdError)
 // is rethrown as itself, located at the user's frame when it has no place.
-[[noreturn]] void throw_python_error(const py::handle& exc, const std::string& path, const std::string& source) {
-  py::object trace = exc.attr("__traceback__");
-  if (std::exception_ptr original = original_error(exc)) {
+[[noreturn]] void throw_python_error(const py::handle& exc, const py::handle& trace, const std::string& path,
+                                    const std::string& source) {
+  std::exception_ptr original = original_error(exc);
+  if (!original && PyErr_GivenExceptionMatches(exc.ptr(), host_stop_type())) original = host_stop_error();
+  if (original) {
     try {
       std::rethrow_exception(original);
     } catch (Error& err) {
@@ -160,9 +163,15 @@ void set_program_text(const ProgramText* text) { g_program = text; }
 
 void throw_spmd_error(const py::handle& exception) {
   static const std::string none;
-  throw_python_error(exception, g_program ? g_program->path : none, g_program ? g_program->source : none);
+  py::object trace = exception.attr("__traceback__");
+  throw_python_error(exception, trace, g_program ? g_program->path : none, g_program ? g_program->source : none);
 }
 
-void throw_spmd_error(const py::error_already_set& e) { throw_spmd_error(e.value()); }
+void throw_spmd_error(const py::error_already_set& e) {
+  static const std::string none;
+  // pybind11 keeps the traceback beside the exception, not always on it.
+  py::object trace = e.trace() ? py::reinterpret_borrow<py::object>(e.trace()) : e.value().attr("__traceback__");
+  throw_python_error(e.value(), trace, g_program ? g_program->path : none, g_program ? g_program->source : none);
+}
 
 }  // namespace spmd::python

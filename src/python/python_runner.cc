@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "python/bindings.h"
+#include "python/host_watch.h"
 #include "python/python_errors.h"
 #include "spmd/config.h"
 #include "spmd/error.h"
@@ -100,6 +101,7 @@ void run_program(const std::string& path, const std::string& source, const RunOp
       throw_spmd_error(e);
     }
     try {
+      HostWatch watch(*options.runtime, options.max_host_seconds);
       py::module_::import("builtins").attr("exec")(code, main.attr("__dict__"));
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_SystemExit)) {

@@ -17,6 +17,10 @@ struct RunOptions {
   std::ostream* err = nullptr;  ///< sys.stderr (default std::cerr)
   Runtime* runtime = nullptr;   ///< what jax.devices() and pmap use (required)
   std::vector<std::string> argv;  ///< sys.argv[1:]
+  /// Wall-clock seconds the program may run (0: no limit): past them its
+  /// Python code stops with BudgetExceeded where it is (pmap runs have
+  /// their own budget, RuntimeOptions::time_budget_s).
+  double max_host_seconds = 0;
 };
 
 /// Runs `source` as the program at `path` (its `__main__`), blocking until it

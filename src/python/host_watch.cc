@@ -1,0 +1,96 @@
+#include "python/host_watch.h"
+
+#include <Python.h>
+
+#include <atomic>
+#include <chrono>
+#include <sstream>
+
+#include "python/bindings.h"
+#include "python/python_errors.h"
+#include "spmd/error.h"
+#include "spmd/runtime/runtime.h"
+
+namespace spmd::python {
+
+namespace {
+
+// The error the program stops with, set before the watcher raises
+// _spmd.HostStop in the main thread.
+std::mutex g_stop_mu;
+std::exception_ptr g_stop_error;
+
+std::exception_ptr budget_error(double max_seconds) {
+  std::ostringstream budget;
+  budget << max_seconds;
+  return std::make_exception_ptr(BudgetExceeded(make_report(
+      "BudgetExceeded", "the host program exceeded its time budget of " + budget.str() + " s",
+      "a loop outside pmap may never end; raise the budget (--max-seconds) if the program is just slow")));
+}
+
+std::exception_ptr interrupt_error(const Runtime& runtime) {
+  try {
+    runtime.check_interrupted();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::exception_ptr host_stop_error() {
+  std::lock_guard<std::mutex> lock(g_stop_mu);
+  return g_stop_error;
+}
+
+HostWatch::HostWatch(Runtime& runtime, double max_seconds)
+    : runtime_(runtime), max_seconds_(max_seconds), main_thread_(PyThread_get_thread_ident()) {
+  {
+    std::lock_guard<std::mutex> lock(g_stop_mu);
+    g_stop_error = nullptr;
+  }
+  thread_ = std::thread([this] { watch(); });
+}
+
+HostWatch::~HostWatch() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  // The watcher may be waiting for the GIL to raise: let it have it.
+  Py_BEGIN_ALLOW_THREADS
+  thread_.join();
+  Py_END_ALLOW_THREADS
+}
+
+void HostWatch::watch() {
+  using clock = std::chrono::steady_clock;
+  const auto deadline =
+      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(max_seconds_));
+  std::unique_lock<std::mutex> lock(mu_);
+  // Interrupts are polled: Runtime::interrupt comes from a signal thread that
+  // knows nothing of Python. 20 ms is well below what a person notices.
+  while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; })) {
+    const bool interrupted = runtime_.interrupted();
+    if (!interrupted && !(max_seconds_ > 0 && clock::now() > deadline)) continue;
+    {
+      std::lock_guard<std::mutex> stop(g_stop_mu);
+      g_stop_error = interrupted ? interrupt_error(runtime_) : budget_error(max_seconds_);
+    }
+    // An asynchronous exception reaches the main thread between two
+    // bytecodes, whatever Python loop it is in (a pending call would wait
+    // for the main thread to look). Raising it needs the GIL: the main
+    // thread gives it up every few milliseconds while it runs Python.
+    lock.unlock();
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyThreadState_SetAsyncExc(main_thread_, host_stop_type());
+    PyGILState_Release(gil);
+    // Once is enough: the program ends with that error (or has caught it,
+    // and the runtime's own checks stop it at its next pmap).
+    return;
+  }
+}
+
+}  // namespace spmd::python

@@ -1,0 +1,46 @@
+#pragma once
+// Stops the program's Python code on the host when the run is interrupted
+// (SIGINT/SIGTERM reach the Runtime) or its --max-seconds budget runs out,
+// even in a pure-Python loop that never enters spmdsim: a watcher thread
+// raises _spmd.HostStop in the main thread (an asynchronous exception, which
+// user code's `except Exception` does not catch), and the runner reports the
+// Runtime's Interrupted error or BudgetExceeded at the line the program was
+// running. Code inside pmap is stopped by the runtime itself.
+
+#include <Python.h>
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace spmd {
+class Runtime;
+}
+
+namespace spmd::python {
+
+class HostWatch {
+ public:
+  /// `max_seconds` 0: no budget. Starts watching at once.
+  HostWatch(Runtime& runtime, double max_seconds);
+  /// Stops watching (and waits for the watcher thread).
+  ~HostWatch();
+  HostWatch(const HostWatch&) = delete;
+  HostWatch& operator=(const HostWatch&) = delete;
+
+ private:
+  void watch();
+  Runtime& runtime_;
+  double max_seconds_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  unsigned long main_thread_;
+  std::thread thread_;
+};
+
+/// The error that _spmd.HostStop stands for, once a HostWatch raised it.
+std::exception_ptr host_stop_error();
+
+}  // namespace spmd::python
