@@ -63,6 +63,25 @@ std::vector<Var> ProgramBuilder::add_equation(std::string_view primitive, std::v
   return result;
 }
 
+std::vector<int> ProgramBuilder::input_dependencies(Var v) const {
+  const Program& p = *program_;
+  std::vector<bool> needed(p.vars_.size(), false);
+  needed.at(static_cast<std::size_t>(v)) = true;
+  for (auto eq = p.equations_.rbegin(); eq != p.equations_.rend(); ++eq) {
+    bool feeds = false;
+    for (Var out : eq->outputs) feeds = feeds || needed[static_cast<std::size_t>(out)];
+    if (!feeds) continue;
+    for (const Atom& a : eq->inputs) {
+      if (!a.is_literal()) needed[static_cast<std::size_t>(a.var)] = true;
+    }
+  }
+  std::vector<int> out;
+  for (std::size_t i = 0; i < p.inputs_.size(); ++i) {
+    if (needed[static_cast<std::size_t>(p.inputs_[i])]) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
 void ProgramBuilder::set_outputs(std::vector<Atom> outputs) { program_->outputs_ = std::move(outputs); }
 
 ProgramRef ProgramBuilder::finish() {

@@ -121,6 +121,7 @@ void bind_programs(py::module_& m) {
              for (program::Var v : vars) out.append(py::make_tuple(v, aval_tuple(b.aval(v))));
              return out;
            })
+      .def("input_dependencies", &program::ProgramBuilder::input_dependencies)
       .def("set_outputs", [](program::ProgramBuilder& b, const py::sequence& outs) { b.set_outputs(to_atoms(outs)); })
       .def("finish", [](program::ProgramBuilder& b) { return held(b.finish()); });
 

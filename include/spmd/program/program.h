@@ -148,6 +148,9 @@ class ProgramBuilder {
   const Aval& aval(Var v) const { return program_->vars_.at(static_cast<std::size_t>(v)); }
   Aval aval_of(const Atom& a) const { return program_->aval_of(a); }
   const AxisEnv& axes() const { return axes_; }
+  /// The inputs `v`'s value depends on (positions in the input list, in
+  /// order): error messages name the arguments a traced value came from.
+  std::vector<int> input_dependencies(Var v) const;
   /// The finished program; the builder is empty afterwards.
   ProgramRef finish();
 

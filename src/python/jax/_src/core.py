@@ -262,19 +262,26 @@ class Trace:
         self.fun_loc = fun_loc
         self.captured = []  # [(outer value, inner tracer)]
         self._captured_ids = {}
-        self._arg_names = {}
+        self._arg_names = []  # per input, None for captured values
         self.alive = True
 
     def new_input(self, aval, name=None):
         var = self.builder.add_input(list(aval.shape), aval.dtype.name, aval.weak_type)
         t = Tracer(self, var, aval)
-        if name is not None:
-            self._arg_names[var] = name
+        self._arg_names.append(name)
         return t
 
     def argument_of(self, tracer):
-        name = self._arg_names.get(tracer._var) if tracer._trace is self else None
-        return f'the argument {name}' if name else 'the function\'s arguments'
+        """Which arguments a traced value came from, as JAX's errors say it."""
+        if tracer._trace is not self:
+            return "the function's arguments"
+        names = [self._arg_names[i] for i in self.builder.input_dependencies(tracer._var)]
+        names = [n for n in names if n]
+        if not names:
+            return "the function's arguments"
+        if len(names) == 1:
+            return f'the argument {names[0]}'
+        return 'the arguments ' + ', '.join(names[:-1]) + ' and ' + names[-1]
 
     def lift(self, x):
         """`x` (a tracer of this trace or of an enclosing one) as a tracer of this trace."""

@@ -1,0 +1,159 @@
+// The CPython front end through `spmd run --frontend cpython`, in-process:
+// tracing (once per signature, jaxpr text), JAX's errors at the user's
+// expression, Python exceptions and syntax errors as reports, disable_jit
+// per device, and the host budget for Python code outside pmap.
+
+#include <catch2/catch.hpp>
+
+#include "cli/scenario_runner.h"
+#include "support/temp_scenario.h"
+
+using namespace spmd;
+using namespace spmd::cli;
+
+namespace {
+
+RunOutcome run_python(const std::string& name, const std::string& text, RunSettings s = {}) {
+  s.frontend = "cpython";
+  return spmd::testing::run_temp_scenario("spmd_cpython_test", name, text, std::move(s));
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("cpython: pmap traces once per signature; make_jaxpr prints JAX's text", "[cli][cpython]") {
+  RunOutcome o = run_python("trace_once.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+traces = []
+def f(x):
+    traces.append(x.shape)
+    return lax.psum(x * 2.0, 'i')
+g = jax.pmap(f, axis_name='i')
+print(g(jnp.arange(4.0)))
+print(g(jnp.ones(4)))
+print(g(jnp.ones((4, 2)))[0])
+print(traces)
+print(jax.make_jaxpr(f, axis_env=[('i', 4)])(jnp.ones(3)))
+)",
+                            RunSettings{.devices = 4});
+  REQUIRE(o.exit_code == 0);
+  REQUIRE(o.stdout_text ==
+          "[12. 12. 12. 12.]\n"
+          "[8. 8. 8. 8.]\n"
+          "[8. 8.]\n"
+          "[(), (2,)]\n"
+          "{ lambda ; a:f32[3]. let\n"
+          "    b:f32[3] = mul a 2.0:f32[]\n"
+          "    c:f32[3] = psum[axes=('i',)] b\n"
+          "  in (c,) }\n");
+  REQUIRE(o.pmap_runs == 3);
+}
+
+TEST_CASE("cpython: a Python `if` on a traced value is JAX's error at the expression", "[cli][cpython]") {
+  RunOutcome o = run_python("python_if.py", R"(import jax
+import jax.numpy as jnp
+
+def f(x):
+    if x > 0:
+        return x
+    return -x
+
+jax.pmap(f)(jnp.arange(8.0))
+)");
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "TracerBoolConversionError");
+  REQUIRE(o.report->where.line == 5);
+  REQUIRE(o.report->where.column == 8);
+  REQUIRE(contains(o.report->message, "Attempted boolean conversion of traced array with shape bool[]."));
+  REQUIRE(contains(o.report->message, "the argument x"));
+  REQUIRE(contains(o.report->hint, "lax.cond"));
+}
+
+TEST_CASE("cpython: a Python exception reports its class, line and a traceback of the user's frames", "[cli][cpython]") {
+  RunOutcome o = run_python("zero_division.py", R"(import jax.numpy as jnp
+
+def ratio(a, b):
+    return a / b
+
+x = jnp.ones(3)
+print(ratio(1, 0))
+)");
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "ZeroDivisionError");
+  REQUIRE(o.report->message == "division by zero");
+  REQUIRE(o.report->where.line == 4);
+  REQUIRE(o.report->where.column == 12);
+  REQUIRE(o.report->source_line == "    return a / b");
+  REQUIRE(o.report->details.front() == "Traceback (most recent call last):");
+  REQUIRE(o.report->details.back() == "ZeroDivisionError: division by zero");
+  for (const std::string& line : o.report->details) REQUIRE_FALSE(contains(line, "src/python/jax"));
+}
+
+TEST_CASE("cpython: a syntax error exits 2 with file, line and column", "[cli][cpython]") {
+  RunOutcome o = run_python("syntax.py", "import jax\nx = (1,\ny = 2\n");
+  REQUIRE(o.exit_code == 2);
+  REQUIRE(o.report->kind == "SyntaxError");
+  REQUIRE(o.report->where.line == 2);
+  REQUIRE(o.report->where.column == 5);
+  REQUIRE(o.report->message == "'(' was never closed");
+}
+
+TEST_CASE("cpython: a missing import names the line to add", "[cli][cpython]") {
+  RunOutcome o = run_python("no_lax.py", "import jax\nprint(lax.psum)\n");
+  REQUIRE(o.report->kind == "NameError");
+  REQUIRE(o.report->hint == "add `from jax import lax` at the top of the program");
+}
+
+TEST_CASE("cpython: an endless Python loop outside pmap stops at --max-seconds", "[cli][cpython]") {
+  RunOutcome o = run_python("endless.py", "import jax\nn = 0\nwhile True:\n    n += 1\n", RunSettings{.max_seconds = 0.2});
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "BudgetExceeded");
+  REQUIRE(o.report->where.line >= 3);
+}
+
+TEST_CASE("cpython: under disable_jit each device runs Python; a skipped psum is still a deadlock", "[cli][cpython]") {
+  RunOutcome o = run_python("eager_deadlock.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+
+def f(x):
+    print("device value", float(x))
+    if float(x) == 1.0:
+        return x
+    return lax.psum(x, 'i')
+
+with jax.disable_jit():
+    jax.pmap(f, axis_name='i')(jnp.arange(3.0))
+)",
+                            RunSettings{.devices = 3});
+  REQUIRE(o.exit_code == 3);
+  REQUIRE(o.report->kind == "Deadlock");
+  REQUIRE(o.report->where.line == 9);
+  REQUIRE(o.stdout_text == "device value 0.0\ndevice value 1.0\ndevice value 2.0\n");
+  REQUIRE(o.devices.size() == 3);
+  REQUIRE(o.devices[1].state == "finished");
+  REQUIRE(o.devices[0].state == "waiting");
+}
+
+TEST_CASE("cpython: a Python exception on one device under disable_jit is that device's error", "[cli][cpython]") {
+  RunOutcome o = run_python("eager_raise.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+
+def f(x):
+    if float(x) == 2.0:
+        raise ValueError("bad shard")
+    return lax.psum(x, 'i')
+
+with jax.disable_jit():
+    jax.pmap(f, axis_name='i')(jnp.arange(4.0))
+)",
+                            RunSettings{.devices = 4});
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "ValueError");
+  REQUIRE(o.report->message == "bad shard");
+  REQUIRE(o.report->device == 2);
+  REQUIRE(o.report->where.line == 7);
+}
