@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <sstream>
 
@@ -37,6 +38,12 @@ struct ActiveRuntime {
 ActiveRuntime& active() {
   static ActiveRuntime a;
   return a;
+}
+
+bool interrupt_requested() {
+  ActiveRuntime& a = active();
+  std::lock_guard<std::mutex> lock(a.mu);
+  return !a.interrupt_reason.empty();
 }
 
 void set_active_runtime(Runtime* rt) {
@@ -209,7 +216,6 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.process_index = settings.process_id.value_or(0);
     opts.process_store = settings.store;
     opts.process_local_devices = layout.local_devices;
-    opts.repro = repro_for(settings, opts);
     auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
     opts.observers.push_back(status);
     if (!settings.trace_path.empty()) {
@@ -228,46 +234,63 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     } else {
       opts.breakpoint_handler = [&out](std::span<const BreakpointStop> s) { print_breakpoint(s, out); };
     }
+    // The Runtime is made when the program first needs it: a Python program
+    // may set its device count itself (XLA_FLAGS, jax_num_cpu_devices) before
+    // it asks for devices. --devices and the header's devices= win over it.
+    const std::optional<int> fixed_devices = settings.devices ? settings.devices : header.devices;
     outcome.device_count = opts.devices;
-
-    Runtime rt(opts);
-    outcome.local_device_count = rt.local_device_count();
-    set_default_runtime(&rt);
-    set_active_runtime(&rt);
+    std::optional<Runtime> rt;
     struct Reset {
       ~Reset() {
         set_active_runtime(nullptr);
         set_default_runtime(nullptr);
       }
     } reset;
+    auto make_runtime = [&](std::optional<int> program_devices) -> Runtime& {
+      if (!rt) {
+        if (program_devices && !fixed_devices) opts.devices = *program_devices;
+        if (program_devices && fixed_devices && *program_devices != *fixed_devices) {
+          err << "spmd: " << (settings.devices ? "--devices " : "the header's devices=") << *fixed_devices
+              << " overrides the program's device count " << *program_devices << " (XLA_FLAGS or jax_num_cpu_devices)\n";
+        }
+        opts.repro = repro_for(settings, opts);
+        rt.emplace(opts);
+        outcome.device_count = opts.devices;
+        outcome.local_device_count = rt->local_device_count();
+        set_default_runtime(&*rt);
+        set_active_runtime(&*rt);
+      }
+      return *rt;
+    };
     try {
-      if (settings.frontend.value_or(header.frontend.value_or("scenario")) == "cpython") {
+      const bool cpython = settings.frontend.value_or(header.frontend.value_or("scenario")) == "cpython";
+      // Several processes must all join the store at once: no lazy start there.
+      if (!cpython || opts.process_count > 1) make_runtime(std::nullopt);
+      if (cpython) {
         python::RunOptions po;
         po.out = &out;
         po.err = &err;
-        po.runtime = &rt;
+        po.runtime = make_runtime;
+        po.interrupted = [] { return interrupt_requested(); };
         po.max_host_seconds = settings.max_seconds;
         python::run_program(settings.path, text, po);
-        outcome.devices = status->statuses();
-        outcome.pmap_runs = status->runs();
-        out << std::flush;
-        return outcome;
+      } else {
+        auto module = scenario::parse_source(text, settings.path);
+        scenario::InterpreterOptions io;
+        io.out = &out;
+        io.err = &err;
+        io.runtime = &*rt;
+        // The host program gets the same budgets as each device.
+        io.max_host_steps = opts.step_budget;
+        io.max_host_seconds = settings.max_seconds;
+        scenario::run_module(*module, io);
       }
-      auto module = scenario::parse_source(text, settings.path);
-      scenario::InterpreterOptions io;
-      io.out = &out;
-      io.err = &err;
-      io.runtime = &rt;
-      // The host program gets the same budgets as each device.
-      io.max_host_steps = opts.step_budget;
-      io.max_host_seconds = settings.max_seconds;
-      scenario::run_module(*module, io);
       outcome.devices = status->statuses();
       outcome.pmap_runs = status->runs();
     } catch (Error& e) {
       outcome.pmap_runs = status->runs();
       outcome.devices = status->statuses();
-      rt.report_process_error(e);  // the other processes of a multi-process run stop too
+      if (rt) rt->report_process_error(e);  // the other processes of a multi-process run stop too
       fail(e);
     }
   } catch (Error& e) {

@@ -5,6 +5,9 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
+#include <optional>
+
 #include "spmd/core/array.h"
 #include "spmd/source_loc.h"
 
@@ -22,11 +25,15 @@ void bind_runtime(py::module_& m);
 void bind_errors(py::module_& m);
 void link_embedded_module();
 
-/// The Runtime the module's pmap, device_count, ... use: the one the runner
-/// set for the program being run (nullptr outside a run: a NameError-like
-/// RuntimeError tells the user spmd must run the program).
-void set_runtime(Runtime* rt);
+/// Makes the Runtime the module's pmap, device_count, ... use, on first use,
+/// from the device count the program asked for (python_runner.h). Set by the
+/// runner for the program being run; empty outside a run (a RuntimeError
+/// then tells the user spmd must run the program).
+using RuntimeFactory = std::function<Runtime&(std::optional<int> program_devices)>;
+void set_runtime_factory(RuntimeFactory factory);
 Runtime& runtime();
+/// True once runtime() made the Runtime of this run.
+bool runtime_started();
 
 /// (file, line, column) from Python, or None, as a SourceLoc with an
 /// interned file name.

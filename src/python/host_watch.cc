@@ -28,9 +28,10 @@ std::exception_ptr budget_error(double max_seconds) {
       "a loop outside pmap may never end; raise the budget (--max-seconds) if the program is just slow")));
 }
 
-std::exception_ptr interrupt_error(const Runtime& runtime) {
+// Needs the GIL: the Runtime may be made now (bindings.h, runtime()).
+std::exception_ptr interrupt_error() {
   try {
-    runtime.check_interrupted();
+    runtime().check_interrupted();
   } catch (...) {
     return std::current_exception();
   }
@@ -44,8 +45,8 @@ std::exception_ptr host_stop_error() {
   return g_stop_error;
 }
 
-HostWatch::HostWatch(Runtime& runtime, double max_seconds)
-    : runtime_(runtime), max_seconds_(max_seconds), main_thread_(PyThread_get_thread_ident()) {
+HostWatch::HostWatch(std::function<bool()> interrupted, double max_seconds)
+    : interrupted_(std::move(interrupted)), max_seconds_(max_seconds), main_thread_(PyThread_get_thread_ident()) {
   {
     std::lock_guard<std::mutex> lock(g_stop_mu);
     g_stop_error = nullptr;
@@ -73,18 +74,18 @@ void HostWatch::watch() {
   // Interrupts are polled: Runtime::interrupt comes from a signal thread that
   // knows nothing of Python. 20 ms is well below what a person notices.
   while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; })) {
-    const bool interrupted = runtime_.interrupted();
+    const bool interrupted = interrupted_();
     if (!interrupted && !(max_seconds_ > 0 && clock::now() > deadline)) continue;
-    {
-      std::lock_guard<std::mutex> stop(g_stop_mu);
-      g_stop_error = interrupted ? interrupt_error(runtime_) : budget_error(max_seconds_);
-    }
     // An asynchronous exception reaches the main thread between two
     // bytecodes, whatever Python loop it is in (a pending call would wait
     // for the main thread to look). Raising it needs the GIL: the main
     // thread gives it up every few milliseconds while it runs Python.
     lock.unlock();
     PyGILState_STATE gil = PyGILState_Ensure();
+    {
+      std::lock_guard<std::mutex> stop(g_stop_mu);
+      g_stop_error = interrupted ? interrupt_error() : budget_error(max_seconds_);
+    }
     PyThreadState_SetAsyncExc(main_thread_, host_stop_type());
     PyGILState_Release(gil);
     // Once is enough: the program ends with that error (or has caught it,

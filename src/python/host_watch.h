@@ -11,6 +11,7 @@
 
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -22,8 +23,10 @@ namespace spmd::python {
 
 class HostWatch {
  public:
+  /// `interrupted` tells (from the watcher thread) whether the run was
+  /// interrupted; the error is then the Runtime's (made if need be).
   /// `max_seconds` 0: no budget. Starts watching at once.
-  HostWatch(Runtime& runtime, double max_seconds);
+  HostWatch(std::function<bool()> interrupted, double max_seconds);
   /// Stops watching (and waits for the watcher thread).
   ~HostWatch();
   HostWatch(const HostWatch&) = delete;
@@ -31,7 +34,7 @@ class HostWatch {
 
  private:
   void watch();
-  Runtime& runtime_;
+  std::function<bool()> interrupted_;
   double max_seconds_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -69,12 +69,12 @@ std::string package_dir() {
 
 void run_program(const std::string& path, const std::string& source, const RunOptions& options) {
   start_interpreter();
-  set_runtime(options.runtime);
+  set_runtime_factory(options.runtime);
   const ProgramText text{path, source};
   set_program_text(&text);
   struct Reset {
     ~Reset() {
-      set_runtime(nullptr);
+      set_runtime_factory(nullptr);
       set_program_text(nullptr);
     }
   } reset;
@@ -101,7 +101,7 @@ void run_program(const std::string& path, const std::string& source, const RunOp
       throw_spmd_error(e);
     }
     try {
-      HostWatch watch(*options.runtime, options.max_host_seconds);
+      HostWatch watch(options.interrupted ? options.interrupted : [] { return false; }, options.max_host_seconds);
       py::module_::import("builtins").attr("exec")(code, main.attr("__dict__"));
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_SystemExit)) {

@@ -2,7 +2,9 @@
 // Runs a user's program on the embedded CPython, with spmdsim's `jax`
 // package first on sys.path.
 
+#include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,14 @@ namespace spmd::python {
 struct RunOptions {
   std::ostream* out = nullptr;  ///< sys.stdout (default std::cout)
   std::ostream* err = nullptr;  ///< sys.stderr (default std::cerr)
-  Runtime* runtime = nullptr;   ///< what jax.devices() and pmap use (required)
+  /// The Runtime jax.devices() and pmap use, made on first use (required).
+  /// Its argument is the device count the program asked for before that
+  /// (XLA_FLAGS=--xla_force_host_platform_device_count=N, or
+  /// jax.config.update('jax_num_cpu_devices', N)), if any.
+  std::function<Runtime&(std::optional<int> program_devices)> runtime;
+  /// True once the run was interrupted (SIGINT/SIGTERM), even before the
+  /// Runtime exists; the program's Python code then stops (host_watch.h).
+  std::function<bool()> interrupted;
   std::vector<std::string> argv;  ///< sys.argv[1:]
   /// Wall-clock seconds the program may run (0: no limit): past them its
   /// Python code stops with BudgetExceeded where it is (pmap runs have

@@ -2,6 +2,8 @@
 
 #include <pybind11/stl.h>
 
+#include <charconv>
+
 #include "python/bindings.h"
 #include "python/python_errors.h"
 #include "spmd/error.h"
@@ -13,19 +15,58 @@ namespace spmd::python {
 
 namespace {
 Runtime* g_runtime = nullptr;
+RuntimeFactory g_factory;
+
+// The device count a CPU JAX program sets for itself before its first device
+// query: XLA_FLAGS=--xla_force_host_platform_device_count=N, or
+// jax.config.update('jax_num_cpu_devices', N), which wins as in JAX.
+std::optional<int> program_device_count() {
+  std::optional<int> n;
+  py::object flags = py::module_::import("os").attr("environ").attr("get")("XLA_FLAGS");
+  if (!flags.is_none()) {
+    const std::string text = flags.cast<std::string>();
+    const std::string key = "--xla_force_host_platform_device_count=";
+    if (std::size_t at = text.find(key); at != std::string::npos) {
+      std::size_t end = text.find_first_of(" \t", at);
+      std::string value = text.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
+      int count = 0;
+      auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+      if (ec != std::errc() || ptr != value.data() + value.size() || count < 1) {
+        throw InvalidArgument(make_report("ValueError", "XLA_FLAGS sets " + key + value + ", which is not a positive device count",
+                                          "write e.g. os.environ['XLA_FLAGS'] = '" + key + "8'"));
+      }
+      n = count;
+    }
+  }
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (modules.contains("jax._src.config")) {
+    py::object v = modules["jax._src.config"].attr("_values").attr("get")("jax_num_cpu_devices");
+    if (!v.is_none() && v.cast<int>() > 0) n = v.cast<int>();
+  }
+  return n;
+}
 }  // namespace
 
-void set_runtime(Runtime* rt) { g_runtime = rt; }
+void set_runtime_factory(RuntimeFactory factory) {
+  g_factory = std::move(factory);
+  g_runtime = nullptr;
+}
+
+bool runtime_started() { return g_runtime != nullptr; }
 
 Runtime& runtime() {
   if (g_runtime == nullptr) {
-    throw InvalidArgument(make_report("RuntimeError", "spmdsim's jax has no devices: the program is not run by spmd",
-                                      "run it with `spmd run prog.py`"));
+    if (!g_factory) {
+      throw InvalidArgument(make_report("RuntimeError", "spmdsim's jax has no devices: the program is not run by spmd",
+                                        "run it with `spmd run prog.py`"));
+    }
+    g_runtime = &g_factory(program_device_count());
   }
   return *g_runtime;
 }
 
 void bind_runtime(py::module_& m) {
+  m.def("runtime_started", &runtime_started);
   m.def("device_count", [] { return runtime().device_count(); });
   m.def("local_device_count", [] { return runtime().local_device_count(); });
   m.def("first_local_device", [] { return runtime().first_local_device(); });

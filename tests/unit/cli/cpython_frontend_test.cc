@@ -157,3 +157,24 @@ with jax.disable_jit():
   REQUIRE(o.report->device == 2);
   REQUIRE(o.report->where.line == 7);
 }
+
+TEST_CASE("cpython: the program's XLA_FLAGS device count is honoured; --devices wins and says so", "[cli][cpython]") {
+  const char* program = R"(import os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=3"
+import jax
+import jax.numpy as jnp
+print(jax.device_count(), jax.pmap(lambda x: x + 1)(jnp.zeros(jax.device_count())))
+)";
+  RunOutcome own = run_python("xla_flags.py", program);
+  REQUIRE(own.exit_code == 0);
+  REQUIRE(own.stdout_text == "3 [1. 1. 1.]\n");
+  REQUIRE(own.device_count == 3);
+  RunOutcome forced = run_python("xla_flags_forced.py", program, RunSettings{.devices = 2});
+  REQUIRE(forced.stdout_text == "2 [1. 1.]\n");
+  RunOutcome late = run_python("late_config.py", R"(import jax
+print(jax.device_count())
+jax.config.update("jax_num_cpu_devices", 4)
+)");
+  REQUIRE(late.report->kind == "RuntimeError");
+  REQUIRE(late.report->where.line == 3);
+}

@@ -12,6 +12,11 @@ _values = {
 
 class Config:
     def update(self, name, value):
+        if name == 'jax_num_cpu_devices':
+            import _spmd
+            if _spmd.runtime_started():
+                raise RuntimeError('jax_num_cpu_devices config should be updated before backends are initialized '
+                                   '(before the first jax.devices(), device_count() or pmap)')
         if name not in _values:
             # Unknown flags are JAX's many tuning knobs: accepted and ignored.
             _values[name] = value
