@@ -12,7 +12,9 @@
 #include "python/host_watch.h"
 #include "python/python_errors.h"
 #include "spmd/config.h"
+#include "spmd/debug/debug_print.h"
 #include "spmd/error.h"
+#include "spmd/runtime/device.h"
 
 namespace spmd::python {
 
@@ -22,8 +24,15 @@ namespace {
 // output, device prints and reports interleave in one order.
 struct StreamWriter {
   std::ostream* os;
+  bool is_stdout;
   std::size_t write(const std::string& s) {
-    *os << s;
+    // A device's own print() (pmap under disable_jit) goes through the
+    // ordered print queue, so its order does not depend on the schedule.
+    if (is_stdout && in_device()) {
+      program_print(s);
+    } else {
+      *os << s;
+    }
     return s.size();
   }
   void flush() { os->flush(); }
@@ -78,8 +87,8 @@ void run_program(const std::string& path, const std::string& source, const RunOp
       set_program_text(nullptr);
     }
   } reset;
-  StreamWriter out{options.out ? options.out : &std::cout};
-  StreamWriter err{options.err ? options.err : &std::cerr};
+  StreamWriter out{options.out ? options.out : &std::cout, true};
+  StreamWriter err{options.err ? options.err : &std::cerr, false};
   py::module_ sys = py::module_::import("sys");
   unload_earlier_run(sys);
   try {

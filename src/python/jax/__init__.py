@@ -8,7 +8,7 @@ exactly.
 """
 
 from jax._src.config import config
-from jax import debug, errors, lax, numpy, tree_util
+from jax import debug, errors, lax, nn, numpy, scipy, tree_util
 from jax._src.api import (block_until_ready, default_backend, device_count, device_get, device_put,
                           device_put_replicated, device_put_sharded, devices, disable_jit, jit, local_device_count,
                           local_devices, make_jaxpr, pmap, process_count, process_index)
@@ -17,9 +17,12 @@ from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structu
 
 __version__ = '0.4.30+spmdsim'
 
+from jax._src import side_effects as _side_effects
+_side_effects.install()
+
 
 
 def __getattr__(name):
-    if name in ('random', 'nn', 'scipy', 'sharding', 'experimental', 'distributed'):
+    if name in ('random', 'sharding', 'experimental', 'distributed'):
         raise AttributeError(f"spmdsim's jax does not provide jax.{name} yet (the new front end is being built)")
     raise AttributeError(f"module 'jax' has no attribute '{name}'")

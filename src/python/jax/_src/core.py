@@ -410,4 +410,7 @@ def trace_function(fun, in_avals, purpose, arg_names=None, axes=None, info_from=
         leaves, tree = tree_util.tree_flatten(out)
         trace.builder.set_outputs([trace.atom(l) for l in leaves])
         program = trace.builder.finish()
+    if info_from is not None:
+        from jax._src import side_effects
+        side_effects.check_function(user_fun, purpose, {trace})
     return program, tree, [outer for outer, _ in trace.captured]

@@ -1,0 +1,2 @@
+"""jax.scipy"""
+from jax.scipy import special

@@ -1,0 +1,3 @@
+"""jax.scipy.special basics."""
+from jax.nn import logsumexp
+from jax.nn import sigmoid as expit
