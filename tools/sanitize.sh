@@ -22,6 +22,9 @@ case "$mode" in
     export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=0:strict_init_order=1:abort_on_error=0:halt_on_error=1:print_summary=1:allow_user_segv_handler=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
     export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+    # The embedded CPython allocates its objects with malloc, not in its own
+    # mmap'ed arenas, so LeakSanitizer sees the pointers they hold.
+    export PYTHONMALLOC=malloc
     ;;
   tsan)
     build_dir=${BUILD_DIR:-build-tsan}

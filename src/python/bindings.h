@@ -39,6 +39,13 @@ bool runtime_started();
 /// interned file name.
 SourceLoc to_loc(const py::handle& loc);
 
+/// ThreadSanitizer's view of the GIL: libpython is not instrumented, so the
+/// order its lock gives between threads is invisible to TSan; our code says
+/// so where it takes (gil_acquired) and gives up (gil_releasing) the GIL
+/// itself. No-ops in other builds.
+void gil_acquired();
+void gil_releasing();
+
 /// Releases the GIL around a call that may park the calling device fiber (a
 /// collective under disable_jit), in a way that other fibers on the same OS
 /// thread may run Python meanwhile: besides the thread state, pybind11's

@@ -61,9 +61,8 @@ HostWatch::~HostWatch() {
   }
   cv_.notify_all();
   // The watcher may be waiting for the GIL to raise: let it have it.
-  Py_BEGIN_ALLOW_THREADS
+  FiberSafeGilRelease release;
   thread_.join();
-  Py_END_ALLOW_THREADS
 }
 
 void HostWatch::watch() {
@@ -82,11 +81,13 @@ void HostWatch::watch() {
     // thread gives it up every few milliseconds while it runs Python.
     lock.unlock();
     PyGILState_STATE gil = PyGILState_Ensure();
+    gil_acquired();
     {
       std::lock_guard<std::mutex> stop(g_stop_mu);
       g_stop_error = interrupted ? interrupt_error() : budget_error(max_seconds_);
     }
     PyThreadState_SetAsyncExc(main_thread_, host_stop_type());
+    gil_releasing();
     PyGILState_Release(gil);
     // Once is enough: the program ends with that error (or has caught it,
     // and the runtime's own checks stop it at its next pmap).

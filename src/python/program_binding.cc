@@ -8,6 +8,7 @@
 #include "spmd/program/executor.h"
 #include "spmd/program/primitive.h"
 #include "spmd/runtime/device.h"
+#include "util/tsan_annotations.h"
 
 namespace spmd::python {
 
@@ -21,13 +22,22 @@ auto& life_support_key() { return py::detail::get_internals().loader_life_suppor
 #endif
 }  // namespace
 
+namespace {
+const char g_gil_token = 0;
+}  // namespace
+
+void gil_acquired() { detail::tsan_acquire(&g_gil_token); }
+void gil_releasing() { detail::tsan_release(&g_gil_token); }
+
 FiberSafeGilRelease::FiberSafeGilRelease() : life_support_(PYBIND11_TLS_GET_VALUE(life_support_key())) {
   PYBIND11_TLS_REPLACE_VALUE(life_support_key(), nullptr);
+  gil_releasing();
   state_ = PyEval_SaveThread();
 }
 
 FiberSafeGilRelease::~FiberSafeGilRelease() {
   PyEval_RestoreThread(state_);
+  gil_acquired();
   PYBIND11_TLS_REPLACE_VALUE(life_support_key(), life_support_);
 }
 

@@ -5,6 +5,9 @@
 
 #include <pybind11/stl.h>
 
+#include <initializer_list>
+#include <vector>
+
 #include "python/bindings.h"
 #include "python/host_watch.h"
 #include "python/python_runner.h"
@@ -82,10 +85,27 @@ struct UserFrames {
   std::vector<std::string> traceback;
 };
 
+// Calls f(*args) through the C API, without pybind11's call path: this also
+// runs on device fibers (pmap under disable_jit), where pybind11's debug
+// checks of the GIL state and its error objects (which take the GIL through
+// the PyGILState API) do not work. A failure gives None.
+py::object call(const py::handle& f, std::initializer_list<py::handle> args) {
+  std::vector<PyObject*> argv;
+  for (const py::handle& a : args) argv.push_back(a.ptr());
+  PyObject* r = PyObject_Vectorcall(f.ptr(), argv.data(), argv.size(), nullptr);
+  if (r == nullptr) {
+    PyErr_Clear();
+    return py::none();
+  }
+  return py::reinterpret_steal<py::object>(r);
+}
+
 UserFrames user_frames(const py::handle& trace, const std::string& path, const std::string& source) {
   UserFrames u;
   py::module_ tb = py::module_::import("traceback");
-  py::list frames = tb.attr("extract_tb")(trace);
+  py::object extracted = call(tb.attr("extract_tb"), {trace});
+  if (extracted.is_none()) return u;
+  py::list frames(extracted);
   const std::string ours = package_dir();
   py::list kept;
   for (auto f : frames) {
@@ -103,7 +123,9 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   if (!col.is_none()) u.where.column = column_of(full, col.cast<long>());
   if (in_program) u.source_line = full;
   u.traceback.push_back("Traceback (most recent call last):");
-  py::list lines = tb.attr("StackSummary").attr("from_list")(kept).attr("format")();
+  py::object summary = call(tb.attr("StackSummary").attr("from_list"), {kept});
+  py::object formatted = summary.is_none() ? py::list() : call(summary.attr("format"), {});
+  py::list lines = formatted.is_none() ? py::list() : py::list(formatted);
   for (auto l : lines) {
     std::string s = py::str(l);
     while (!s.empty() && s.back() == '\n') s.pop_back();

@@ -120,6 +120,7 @@ void bind_runtime(py::module_& m) {
     DeviceFn fn = [&](std::span<const Array> shards) -> std::vector<Array> {
       PyThreadState* ts = PyThreadState_New(interp);
       PyEval_RestoreThread(ts);
+      gil_acquired();
       std::vector<Array> out;
       std::exception_ptr error;
       // device_fn catches every exception and returns it: a pybind11
@@ -127,17 +128,27 @@ void bind_runtime(py::module_& m) {
       // through the PyGILState API, which knows one thread state per OS
       // thread, not one per device fiber.
       try {
-        py::tuple r = device_fn(std::vector<Array>(shards.begin(), shards.end()));
-        if (!r[2].is_none()) throw_spmd_error(r[2]);
-        out = r[0].cast<std::vector<Array>>();
+        // A raw call: pybind11's own (object_api::operator()) checks
+        // PyGILState_Check in debug builds, which fails with a thread state
+        // per fiber.
+        py::object arg = py::cast(std::vector<Array>(shards.begin(), shards.end()));
+        py::object r = py::reinterpret_steal<py::object>(PyObject_CallOneArg(device_fn.ptr(), arg.ptr()));
+        if (!r) {
+          PyErr_Clear();  // device_fn returns every exception; this is its own bug
+          throw InvalidArgument(make_report("InternalError", "the device function of a disable_jit pmap failed"));
+        }
+        py::tuple t = r.cast<py::tuple>();
+        if (!t[2].is_none()) throw_spmd_error(t[2]);
+        out = t[0].cast<std::vector<Array>>();
         if (!out_axes_set) {
-          o.out_axes = r[1].cast<std::vector<MapAxis>>();
+          o.out_axes = t[1].cast<std::vector<MapAxis>>();
           out_axes_set = true;
         }
       } catch (...) {
         error = std::current_exception();
       }
       PyThreadState_Clear(ts);
+      gil_releasing();
       PyThreadState_DeleteCurrent();  // and releases the GIL
       if (error) std::rethrow_exception(error);
       return out;
@@ -145,7 +156,7 @@ void bind_runtime(py::module_& m) {
     runtime();  // a clear error when no runtime is set
     std::vector<Array> result;
     {
-      py::gil_scoped_release release;
+      FiberSafeGilRelease release;
       result = runtime().pmap(fn, args, o);
     }
     return result;
@@ -154,7 +165,7 @@ void bind_runtime(py::module_& m) {
   m.def("pmap", [](const std::shared_ptr<program::Program>& p, const std::vector<Array>& args, const PmapOptions& o) {
     runtime();  // a clear error when no runtime is set
     // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
-    py::gil_scoped_release release;
+    FiberSafeGilRelease release;
     return program::pmap_program(p, args, o);
   });
 }
