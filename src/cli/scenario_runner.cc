@@ -13,7 +13,7 @@
 #include "cli/breakpoint_prompt.h"
 #include "cli/device_status_observer.h"
 #include "cli/scenario_header.h"
-#include "python/python_runner.h"
+#include "python/embed/python_runner.h"
 #include "spmd/debug/debug_print.h"
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"

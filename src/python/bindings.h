@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "spmd/core/array.h"
+#include "spmd/config.h"
 #include "spmd/source_loc.h"
 
 namespace spmd {
@@ -62,6 +63,14 @@ class FiberSafeGilRelease {
   void* life_support_;
   PyThreadState* state_;
 };
+
+/// Where the jax package lives: $SPMD_PYTHON_DIR, else the source tree's
+/// src/python of this build. Reports leave its frames out of tracebacks.
+std::string package_dir();
+
+/// Adds every class and function of the `_spmd` module to `m` (the embedded
+/// module of the spmd binary and the extension module for python3 alike).
+void define_module(py::module_& m);
 
 /// numpy dtype name <-> spmd DType.
 DType dtype_from_name(const std::string& name);

@@ -22,9 +22,11 @@ void capsule_free(PyObject* capsule) {
 
 void raise_spmd_error(const Error& e, std::exception_ptr p) {
   const Report& r = e.report();
-  py::object exc = py::reinterpret_steal<py::object>(PyObject_CallFunction(g_spmd_error, "s", r.message.c_str()));
+  // str(e) is the whole report: what a test runner shows for a failed test.
+  py::object exc = py::reinterpret_steal<py::object>(PyObject_CallFunction(g_spmd_error, "s", e.what()));
   if (!exc) return;  // a Python error is already set
   exc.attr("kind") = r.kind;
+  exc.attr("message") = r.message;
   exc.attr("hint") = r.hint;
   exc.attr("report") = std::string(e.what());
   exc.attr("_error") = py::reinterpret_steal<py::object>(

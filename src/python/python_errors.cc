@@ -10,7 +10,6 @@
 
 #include "python/bindings.h"
 #include "python/host_watch.h"
-#include "python/python_runner.h"
 #include "spmd/error.h"
 
 namespace spmd::python {

@@ -1,6 +1,6 @@
 // The embedded interpreter: start-up, one run of a program, and its errors.
 
-#include "python/python_runner.h"
+#include "python/embed/python_runner.h"
 
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
@@ -11,7 +11,6 @@
 #include "python/bindings.h"
 #include "python/host_watch.h"
 #include "python/python_errors.h"
-#include "spmd/config.h"
 #include "spmd/debug/debug_print.h"
 #include "spmd/error.h"
 #include "spmd/runtime/device.h"
@@ -71,10 +70,6 @@ void unload_earlier_run(const py::module_& sys) {
 
 }  // namespace
 
-std::string package_dir() {
-  if (const char* env = std::getenv("SPMD_PYTHON_DIR"); env != nullptr && *env != '\0') return env;
-  return SPMD_PYTHON_SOURCE_DIR;
-}
 
 void run_program(const std::string& path, const std::string& source, const RunOptions& options) {
   start_interpreter();

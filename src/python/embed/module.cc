@@ -4,13 +4,7 @@
 
 #include "python/bindings.h"
 
-PYBIND11_EMBEDDED_MODULE(_spmd, m) {
-  m.doc() = "spmdsim's runtime, for its jax package";
-  spmd::python::bind_errors(m);
-  spmd::python::bind_arrays(m);
-  spmd::python::bind_programs(m);
-  spmd::python::bind_runtime(m);
-}
+PYBIND11_EMBEDDED_MODULE(_spmd, m) { spmd::python::define_module(m); }
 
 namespace spmd::python {
 // Referenced by the runner so the linker keeps this object (and the module's

@@ -45,8 +45,4 @@ struct RunOptions {
 /// modules an earlier run imported (jax included) are unloaded first.
 void run_program(const std::string& path, const std::string& source, const RunOptions& options);
 
-/// Where the jax package lives: $SPMD_PYTHON_DIR, else the source tree's
-/// src/python of this build.
-std::string package_dir();
-
 }  // namespace spmd::python

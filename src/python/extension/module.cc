@@ -1,0 +1,58 @@
+// The `_spmd` extension module, for spmdsim's jax package in a plain
+// `python3` (a script, a pytest suite): the same module as the spmd binary
+// embeds, with a Runtime of its own, made on first use with the device count
+// the program set (XLA_FLAGS, jax_num_cpu_devices) or 8.
+//
+// Errors reach Python as _spmd.SpmdError whose text is the whole report, so
+// a test whose pmap would hang fails at once with the deadlock report.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+#include "python/bindings.h"
+#include "spmd/pmap/pmap.h"
+#include "spmd/runtime/runtime.h"
+
+namespace {
+
+struct Standalone {
+  std::unique_ptr<spmd::Runtime> runtime;
+  std::optional<int> devices;  // set by configure(); else the program's count, else 8
+};
+
+Standalone& standalone() {
+  static Standalone s;
+  return s;
+}
+
+spmd::Runtime& make_runtime(std::optional<int> program_devices) {
+  Standalone& s = standalone();
+  if (!s.runtime) {
+    spmd::RuntimeOptions o;
+    o.devices = s.devices.value_or(program_devices.value_or(8));
+    s.runtime = std::make_unique<spmd::Runtime>(o);
+    spmd::set_default_runtime(s.runtime.get());
+  }
+  return *s.runtime;
+}
+
+// A fresh Runtime from the next use on (the pytest plugin calls it per test).
+void configure(std::optional<int> devices) {
+  Standalone& s = standalone();
+  spmd::set_default_runtime(nullptr);
+  s.runtime.reset();
+  s.devices = devices;
+  spmd::python::set_runtime_factory(make_runtime);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_spmd, m) {
+  spmd::python::define_module(m);
+  spmd::python::set_runtime_factory(make_runtime);
+  m.def("configure_standalone", &configure, pybind11::arg("devices") = pybind11::none(),
+        "a fresh Runtime on next use, with `devices` devices (None: the program's count, else 8)");
+}
