@@ -98,6 +98,8 @@ void run_program(const std::string& path, const std::string& source, const RunOp
     main.attr("__file__") = path;
     main.attr("__builtins__") = py::module_::import("builtins");
     sys.attr("modules")["__main__"] = main;
+    // `import flax` before `import jax` gets the explaining error too.
+    py::module_::import("jax._src.missing_modules").attr("install")();
     py::object code;
     try {
       code = py::module_::import("builtins").attr("compile")(py::bytes(source), path, "exec");

@@ -17,8 +17,9 @@ from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structu
 
 __version__ = '0.4.30+spmdsim'
 
-from jax._src import side_effects as _side_effects
+from jax._src import missing_modules as _missing_modules, side_effects as _side_effects
 _side_effects.install()
+_missing_modules.install()
 
 
 

@@ -178,3 +178,13 @@ jax.config.update("jax_num_cpu_devices", 4)
   REQUIRE(late.report->kind == "RuntimeError");
   REQUIRE(late.report->where.line == 3);
 }
+
+TEST_CASE("cpython: a JAX library spmdsim does not provide is named, with what to do", "[cli][cpython]") {
+  RunOutcome o = run_python("flax.py", "import flax.linen as nn\nimport jax\n");
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "ModuleNotFoundError");
+  REQUIRE(o.report->message ==
+          "No module named 'flax': spmdsim provides jax itself, not flax (a neural-network library over JAX)");
+  REQUIRE(o.report->where.line == 1);
+  REQUIRE(contains(o.report->hint, "jax.numpy and jax.lax"));
+}

@@ -14,7 +14,7 @@ import _spmd
 from jax import errors
 from jax._src import dtypes, source_info
 
-_SHORT = {'bool': 'bool', 'int32': 'i32', 'int64': 'i64', 'float16': 'f16', 'float32': 'f32', 'float64': 'f64'}
+_SHORT = {'bfloat16': 'bf16', 'bool': 'bool', 'int32': 'i32', 'int64': 'i64', 'float16': 'f16', 'float32': 'f32', 'float64': 'f64'}
 
 
 class ShapedArray:
@@ -23,7 +23,7 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtypes.dtype(dtype)
         self.weak_type = bool(weak_type)
 
     @property
@@ -88,7 +88,7 @@ class ArrayImpl(Array):
 
     @property
     def dtype(self):
-        return np.dtype(self._value.dtype)
+        return dtypes.dtype(self._value.dtype)
 
     @property
     def weak_type(self):
@@ -333,7 +333,7 @@ def to_spmd_array(x, dtype=None):
     """A concrete value as an _spmd.Array (Python scalars weakly typed)."""
     if isinstance(x, ArrayImpl):
         v = x._value
-        if dtype is not None and np.dtype(dtype) != x.dtype:
+        if dtype is not None and dtypes.dtype(dtype) != x.dtype:
             return _spmd.Array.from_numpy(x._value.to_numpy().astype(dtypes.canonicalize(dtype)))
         return v
     if isinstance(x, Tracer):

@@ -12,12 +12,48 @@ float16 = np.dtype('float16')
 float32 = np.dtype('float32')
 float64 = np.dtype('float64')
 
-_SUPPORTED = {'bool', 'int32', 'int64', 'float16', 'float32', 'float64'}
 
 
-def canonicalize(dtype):
+class _BFloat16:
+    """jnp.bfloat16 without ml_dtypes (which Debian does not package): a
+    dtype-like object arrays report as their dtype; numpy sees such arrays as
+    float32 (np.asarray converts)."""
+    name = 'bfloat16'
+    kind = 'f'
+    itemsize = 2
+    type = property(lambda self: self)
+
+    def __call__(self, value):
+        import jax.numpy as jnp
+        return jnp.asarray(value, float32).astype(self)
+
+    def __eq__(self, other):
+        return other is self or other == 'bfloat16'
+
+    def __hash__(self):
+        return hash('bfloat16')
+
+    def __repr__(self):
+        return "dtype(bfloat16)"
+
+    __str__ = lambda self: 'bfloat16'
+
+
+bfloat16 = _BFloat16()
+
+
+def dtype(x):
+    """np.dtype(x), and bfloat16 for its name or object."""
+    if x is bfloat16 or (isinstance(x, str) and x == 'bfloat16'):
+        return bfloat16
+    return np.dtype(x)
+
+
+def canonicalize(dtype_like):
     """The dtype an array of `dtype` gets (int64 -> int32 without x64, ...)."""
-    dt = np.dtype(dtype)
+    dt = dtype(dtype_like)
+    if dt is bfloat16:
+        return bfloat16
     x64 = config.x64_enabled()
     if dt.kind == 'b':
         return bool_

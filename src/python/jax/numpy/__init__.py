@@ -17,6 +17,7 @@ int64 = _np.int64
 float16 = _np.float16
 float32 = _np.float32
 float64 = _np.float64
+bfloat16 = dtypes.bfloat16
 uint8 = _np.uint8
 dtype = _np.dtype
 ndarray = Array
@@ -39,7 +40,9 @@ def _is_tracer(x):
 
 def asarray(a, dtype=None, copy=None):
     if isinstance(a, (Tracer, ArrayImpl)):
-        return a if dtype is None or _np.dtype(dtype) == a.dtype else a.astype(dtype)
+        return a if dtype is None or dtypes.dtype(dtype) == a.dtype else a.astype(dtype)
+    if dtype is not None and dtypes.dtype(dtype) is dtypes.bfloat16:
+        return lax.convert_element_type(asarray(a, _np.float32), dtypes.bfloat16)
     if isinstance(a, (list, tuple)) and builtins.any(isinstance(l, Array) for l in _flat(a)):
         out = stack([asarray(x) for x in a])
         return out if dtype is None else out.astype(dtype)
