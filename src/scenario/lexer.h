@@ -7,6 +7,7 @@
 
 #include "scenario/source_text.h"
 #include "scenario/token.h"
+#include "util/utf8.h"
 
 namespace spmd::scenario {
 
@@ -26,9 +27,7 @@ std::vector<Token> tokenize_expression(const SourceText& src, std::string_view t
 /// the body starts, for error positions.
 std::string decode_escapes(const SourceText& src, std::string_view body, Pos pos);
 
-/// Number of code points in a UTF-8 string.
-std::size_t utf8_length(std::string_view s);
-/// Appends code point `cp` as UTF-8.
-void append_utf8(std::string& out, std::uint32_t cp);
+using spmd::utf8_length;
+using spmd::append_utf8;
 
 }  // namespace spmd::scenario

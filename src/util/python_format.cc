@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "spmd/error.h"
+#include "util/utf8.h"
 
 namespace spmd {
 
@@ -16,30 +17,6 @@ namespace {
 
 [[noreturn]] void value_error(const std::string& message) { throw_invalid_argument("ValueError", message); }
 
-std::size_t utf8_length(const std::string& s) {
-  std::size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    if (cp > 0x10FFFF) value_error("%c arg not in range(0x110000)");
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 
 struct Spec {
@@ -159,6 +136,7 @@ std::string format_int(std::int64_t v, Spec sp) {
     case 'x': base = 16; prefix = "0x"; break;
     case 'X': base = 16; prefix = "0X"; break;
     case 'c': {
+      if (v < 0 || v > 0x10FFFF) value_error("%c arg not in range(0x110000)");
       std::string s;
       append_utf8(s, static_cast<std::uint32_t>(v));
       return pad("", s, sp, '<');

@@ -170,23 +170,11 @@ class _PmappedFunction:
             return self._nested(args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc)
 
         arrays = [_to_concrete(l) for l in leaves]
+        opts = self._options(flat_axes, names, loc)
         if config.read('jax_disable_jit'):
-            return self._eager(args, static_pos, dyn_pos, kw_names, tree, arrays, flat_axes, names, loc)
-        opts = _spmd.PmapOptions()
-        opts.axis_name = self.axis_name or ''
-        opts.in_axes = [None if a is None else int(a) for a in flat_axes]
-        opts.axis_size = self.axis_size
-        opts.devices = self.devices
-        opts.loc = loc
-        opts.arg_names = names
+            return self._eager(args, dyn_pos, kw_names, tree, arrays, opts)
         n = _spmd.pmap_axis_size(arrays, opts)
-
-        in_avals = []
-        for a, ax in zip(arrays, opts.in_axes):
-            shape = list(a.shape)
-            if ax is not None:
-                del shape[ax % len(shape)]
-            in_avals.append(core.ShapedArray(shape, a.dtype, a.weak_type))
+        in_avals = _per_device_avals([core.ShapedArray(a.shape, a.dtype, a.weak_type) for a in arrays], opts.in_axes)
         statics = tuple((i, args[i]) for i in sorted(static_pos))
         key = (tree, tuple(in_avals), _hashable_statics(statics), n)
         entry = self.cache.get(key)
@@ -224,7 +212,17 @@ class _PmappedFunction:
         out_axes = tree_util.broadcast_prefix(self.out_axes, out_tree, 'pmap out_axes')
         return program, out_tree, [None if a is None else int(a) for a in out_axes]
 
-    def _eager(self, args, static_pos, dyn_pos, kw_names, tree, arrays, flat_axes, names, loc):
+    def _options(self, flat_axes, names, loc):
+        opts = _spmd.PmapOptions()
+        opts.axis_name = self.axis_name or ''
+        opts.in_axes = [None if a is None else int(a) for a in flat_axes]
+        opts.axis_size = self.axis_size
+        opts.devices = self.devices
+        opts.loc = loc
+        opts.arg_names = names
+        return opts
+
+    def _eager(self, args, dyn_pos, kw_names, tree, arrays, opts):
         """pmap under jax.disable_jit(): every device runs the Python function
         with its own concrete values (Python control flow works per device);
         collectives still meet at the rendezvous."""
@@ -251,13 +249,6 @@ class _PmappedFunction:
             out_trees.append(out_tree)
             out_axes = tree_util.broadcast_prefix(self.out_axes, out_tree, 'pmap out_axes')
             return ([_to_concrete(l) for l in leaves], [None if a is None else int(a) for a in out_axes])
-        opts = _spmd.PmapOptions()
-        opts.axis_name = self.axis_name or ''
-        opts.in_axes = [None if a is None else int(a) for a in flat_axes]
-        opts.axis_size = self.axis_size
-        opts.devices = self.devices
-        opts.loc = loc
-        opts.arg_names = names
         outs = _spmd.pmap_eager(device_fn, arrays, opts)
         return out_trees[0].unflatten([core.ArrayImpl(o) for o in outs])
 
@@ -270,13 +261,7 @@ class _PmappedFunction:
         if len(sizes) != 1:
             raise ValueError(f'pmap got inconsistent sizes for array axes to be mapped: {sorted(sizes)}')
         n = sizes.pop()
-        in_avals = []
-        for l, ax in zip(leaves, flat_axes):
-            a = core.aval_of(l)
-            shape = list(a.shape)
-            if ax is not None:
-                del shape[ax % len(shape)]
-            in_avals.append(core.ShapedArray(shape, a.dtype, a.weak_type))
+        in_avals = _per_device_avals([core.aval_of(l) for l in leaves], flat_axes)
         statics = tuple((i, args[i]) for i in sorted(static_pos))
         program, out_tree, out_axes = self._trace(statics, dyn_pos, kw_names, tree, in_avals, names, n, len(args))
         outs = core.bind('xla_pmap', *leaves, call_jaxpr=program, axis_name=self.axis_name or '', axis_size=n,
@@ -287,6 +272,17 @@ class _PmappedFunction:
 
     def lower(self, *args, **kwargs):
         raise NotImplementedError('spmdsim does not lower to XLA: use jax.make_jaxpr to see the traced program')
+
+
+def _per_device_avals(avals, in_axes):
+    """What each device sees of each argument: the mapped axis removed."""
+    out = []
+    for a, ax in zip(avals, in_axes):
+        shape = list(a.shape)
+        if ax is not None:
+            del shape[ax % len(shape)]
+        out.append(core.ShapedArray(shape, a.dtype, a.weak_type))
+    return out
 
 
 def _hashable_statics(statics):

@@ -1,0 +1,16 @@
+#pragma once
+// UTF-8 helpers for text that reports and Python-style formatting measure or build.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace spmd {
+
+/// Number of code points in `s` (continuation bytes are not counted).
+std::size_t utf8_length(std::string_view s);
+/// Appends code point `cp` (< 0x110000) encoded as UTF-8.
+void append_utf8(std::string& out, std::uint32_t cp);
+
+}  // namespace spmd
