@@ -188,3 +188,24 @@ TEST_CASE("cpython: a JAX library spmdsim does not provide is named, with what t
   REQUIRE(o.report->where.line == 1);
   REQUIRE(contains(o.report->hint, "jax.numpy and jax.lax"));
 }
+
+TEST_CASE("cpython: a pmapped method binds self, static as JAX's static_broadcasted_argnums=0", "[cli][cpython]") {
+  RunOutcome o = run_python("method.py", R"(from functools import partial
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    @partial(jax.pmap, axis_name='i', static_broadcasted_argnums=0)
+    def step(self, x):
+        return lax.psum(x * self.scale, 'i')
+
+print(Model(3.0).step(jnp.arange(2.0)))
+)",
+                            RunSettings{.devices = 2});
+  REQUIRE(o.exit_code == 0);
+  REQUIRE(o.stdout_text == "[3. 3.]\n");
+}

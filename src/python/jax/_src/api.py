@@ -273,6 +273,11 @@ class _PmappedFunction:
     def lower(self, *args, **kwargs):
         raise NotImplementedError('spmdsim does not lower to XLA: use jax.make_jaxpr to see the traced program')
 
+    def __get__(self, obj, objtype=None):
+        # Used as a method (@jax.pmap on a def in a class): `self` is the
+        # first positional argument, as with JAX's PmapFunction.
+        return self if obj is None else functools.partial(self, obj)
+
 
 def _per_device_avals(avals, in_axes):
     """What each device sees of each argument: the mapped axis removed."""
@@ -368,6 +373,9 @@ class _JittedFunction:
 
     def lower(self, *args, **kwargs):
         raise NotImplementedError('spmdsim does not lower to XLA: use jax.make_jaxpr to see the traced program')
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
 
 
 class ClosedJaxpr:
