@@ -201,8 +201,6 @@ Arrays broadcast_impl(const Primitive& p, std::span<const Array> in, const Param
 
 Avals concatenate_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   if (in.empty()) type_error(p, "needs at least one operand");
-  std::vector<Array> probes;
-  for (const Aval& a : in) probes.push_back(probe(a));
   DType dt = in[0].dtype;
   bool weak = in[0].weak_type;
   for (const Aval& a : in.subspan(1)) {
@@ -353,7 +351,6 @@ Avals index_update_abstract(const Primitive& p, std::span<const Aval> in, const 
   require_arity(p, in.size(), 2);
   update_mode(p, params);
   Aval selected = index_abstract(p, in.subspan(0, 1), params, env)[0];
-  broadcast_shapes(selected.shape, in[1].shape, "x.at[...] update");
   Shape b = broadcast_shapes(selected.shape, in[1].shape, "x.at[...] update");
   if (b != selected.shape) {
     throw_shape_error("x.at[...] update", "values of shape " + shape_to_string(in[1].shape) +
@@ -404,6 +401,14 @@ std::int64_t bound_size(const Primitive& p, const Params& params, const AxisEnv&
   return n;
 }
 
+// How many members each group of the collective has: the group size of
+// axis_index_groups, else the size of the axes (checked to be bound).
+std::int64_t member_count(const Primitive& p, const Params& params, const AxisEnv& env) {
+  std::int64_t n = bound_size(p, params, env);
+  std::int64_t group_size = params.get_or<std::int64_t>("group_size", 0);
+  return group_size > 0 ? group_size : n;
+}
+
 AxisIndexGroups groups_of(const Params& params) {
   auto flat = params.get_or<std::vector<std::int64_t>>("axis_index_groups", {});
   std::int64_t group_size = params.get_or<std::int64_t>("group_size", 0);
@@ -438,9 +443,7 @@ Arrays reduction_impl(const Primitive& p, std::span<const Array> in, const Param
 
 Avals all_gather_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
   require_arity(p, in.size(), 1);
-  std::int64_t n = bound_size(p, params, env);
-  AxisIndexGroups groups = groups_of(params);
-  if (!groups.empty()) n = static_cast<std::int64_t>(groups[0].size());
+  std::int64_t n = member_count(p, params, env);
   bool tiled = params.get_or<bool>("tiled", false);
   Shape shape = in[0].shape;
   int rank = static_cast<int>(shape.size()) + (tiled ? 0 : 1);
@@ -482,7 +485,7 @@ Arrays axis_index_impl(const Primitive& p, std::span<const Array>, const Params&
 
 Avals psum_scatter_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
   require_arity(p, in.size(), 1);
-  std::int64_t n = bound_size(p, params, env);
+  std::int64_t n = member_count(p, params, env);
   bool tiled = params.get_or<bool>("tiled", false);
   Shape shape = in[0].shape;
   int d = normalize_axis(params.get<std::int64_t>("scatter_dimension", p.name), static_cast<int>(shape.size()), p.name);
@@ -505,9 +508,7 @@ Arrays psum_scatter_impl(const Primitive& p, std::span<const Array> in, const Pa
 
 Avals all_to_all_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv& env) {
   require_arity(p, in.size(), 1);
-  std::int64_t n = bound_size(p, params, env);
-  AxisIndexGroups groups = groups_of(params);
-  if (!groups.empty()) n = static_cast<std::int64_t>(groups[0].size());
+  std::int64_t n = member_count(p, params, env);
   bool tiled = params.get_or<bool>("tiled", false);
   Shape shape = in[0].shape;
   int rank = static_cast<int>(shape.size());

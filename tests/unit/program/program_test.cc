@@ -160,3 +160,15 @@ TEST_CASE("program::jaxpr: printed in JAX's text form", "[program]") {
   b.set_outputs({Atom::of(b.add_equation("neg", {Atom::of(x)}, {}, kLoc)[0])});
   REQUIRE(to_jaxpr_text(*b.finish()) == "{ lambda ; a:i32[]. let b:i32[] = neg a in (b,) }");
 }
+
+TEST_CASE("program::build: collectives over axis_index_groups take the group's size", "[program]") {
+  ProgramBuilder b({{"i", 4}});
+  Var x = b.add_input({{2, 3}, DType::kFloat32, false});
+  Params p = axes_param({"i"});
+  p.set("axis_index_groups", std::vector<std::int64_t>{0, 1, 2, 3});
+  p.set("group_size", std::int64_t{2});
+  p.set("scatter_dimension", std::int64_t{0});
+  REQUIRE(b.aval(b.add_equation("psum_scatter", {Atom::of(x)}, p, kLoc)[0]).shape == Shape{3});
+  p.set("axis", std::int64_t{0});
+  REQUIRE(b.aval(b.add_equation("all_gather", {Atom::of(x)}, p, kLoc)[0]).shape == Shape{2, 2, 3});
+}

@@ -227,11 +227,6 @@ def axis_size(axis_name):
 
 # --- control flow -----------------------------------------------------------------
 
-def _branch_program(fun, operand_avals, purpose, what):
-    program, tree, captured = core.trace_function(fun, operand_avals, purpose)
-    return program, tree, captured
-
-
 def _check_same_outputs(what, progs):
     first_prog, first_tree = progs[0][0], progs[0][1]
     for i, (prog, tree, _) in enumerate(progs[1:], 1):
@@ -255,7 +250,7 @@ def _run_branches(what, index, branches, operands):
     for b in branches:
         def flat_fun(*xs, b=b):
             return b(*in_tree.unflatten(list(xs)))
-        progs.append(_branch_program(flat_fun, avals, what, what))
+        progs.append(core.trace_function(flat_fun, avals, what))
     _check_same_outputs(what, progs)
     # Each branch may capture different outer values: every branch gets all of
     # them as extra inputs, in one order.
@@ -265,9 +260,7 @@ def _run_branches(what, index, branches, operands):
             if id(c) not in seen:
                 seen[id(c)] = len(captured)
                 captured.append(c)
-    programs = []
-    for fun_index, (prog, tree, caps) in enumerate(progs):
-        programs.append(_with_inputs(branches[fun_index], in_tree, avals, captured, what))
+    programs = [_with_inputs(b, in_tree, avals, captured, what) for b in branches]
     outs = bind('cond', index, *leaves, *captured, branches=tuple(p for p, _ in programs), source=what)
     return progs[0][1].unflatten(outs)
 
