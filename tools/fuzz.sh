@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh [SECONDS]: builds the libFuzzer targets (clang, ASan + UBSan,
 # -DSPMD_FUZZ=ON) and runs each one for SECONDS (default 60) on a seed corpus:
-# the scenarios under scenarios/ and tests/fuzz/regressions/, and traces
-# recorded from them with `spmd run --trace`. Fails when a target finds a
+# the scenarios under scenarios/ (headers), traces recorded from them with
+# `spmd run --trace` and tests/fuzz/regressions/*.jsonl, and for the program
+# runner the byte strings of the checked-in corpus tests/fuzz/program/. Fails when a target finds a
 # crash, a sanitizer report, an uncaught exception, an input that runs past
 # -timeout (a hang) or past -rss_limit_mb.
 #
 #   BUILD_DIR  build directory (default build-asan, shared with tools/sanitize.sh asan)
 #   JOBS       parallel compile jobs (default: nproc)
-#   TARGETS    which targets to run (default: "scenario trace header")
+#   TARGETS    which targets to run (default: "program trace header")
 #   FUZZ_SEED  libFuzzer seed (default 1, so a CI run is repeatable; 0 = random)
 #
 # A finding is written to $BUILD_DIR/fuzz-artifacts/; reproduce it with
-#   $BUILD_DIR/bin/spmd_fuzz_scenario FILE
+#   $BUILD_DIR/bin/spmd_fuzz_program FILE
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${1:-60}
 build_dir=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-$(nproc)}
-targets=${TARGETS:-scenario trace header}
+targets=${TARGETS:-program trace header}
 
 start=$(date +%s)
 # The configuration of `tools/sanitize.sh asan` (whose build carries the fuzz
@@ -41,7 +42,7 @@ work=$build_dir/fuzz-corpus
 artifacts=$build_dir/fuzz-artifacts
 rm -rf "$seeds"
 mkdir -p "$seeds/scenario" "$seeds/trace" "$work" "$artifacts"
-mapfile -t sources < <(find scenarios tests/fuzz/regressions -name '*.py' 2>/dev/null | sort)
+mapfile -t sources < <(find scenarios -name '*.py' | sort)
 for f in "${sources[@]}"; do
   name=$(echo "$f" | tr '/' '_')
   cp "$f" "$seeds/scenario/$name"
@@ -54,7 +55,7 @@ if compgen -G "tests/fuzz/regressions/*.jsonl" >/dev/null; then cp tests/fuzz/re
 failed=()
 for t in $targets; do
   case $t in
-    scenario) corpus_seeds=$seeds/scenario; dict=(-dict=tests/fuzz/scenario.dict) ;;
+    program) corpus_seeds=tests/fuzz/program; dict=() ;;
     header) corpus_seeds=$seeds/scenario; dict=(-dict=tests/fuzz/header.dict) ;;
     trace) corpus_seeds=$seeds/trace; dict=(-dict=tests/fuzz/trace.dict) ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;

@@ -1,4 +1,4 @@
-# spmd: devices=4 frontend=cpython expect=error:AxisNameError expect-line=30
+# spmd: devices=4 expect=error:AxisNameError expect-line=30
 # spmd: expect-message=did you mean 'batch'?
 # A script configured with argparse and a dataclass: the axis name lives in the
 # config ("batch"), but the loss averages over a hard-coded "batches". JAX fails

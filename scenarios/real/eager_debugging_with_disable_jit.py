@@ -1,4 +1,4 @@
-# spmd: devices=4 frontend=cpython expect=ok
+# spmd: devices=4 expect=ok
 # spmd: expect-stdout: device 0: local sum 6.0
 # spmd: expect-stdout: device 1: local sum 22.0
 # spmd: expect-stdout: device 2: local sum 38.0

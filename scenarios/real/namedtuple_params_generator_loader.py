@@ -1,4 +1,4 @@
-# spmd: devices=4 frontend=cpython expect=ok
+# spmd: devices=4 expect=ok
 # spmd: expect-stdout: step 0 loss 15.9164
 # spmd: expect-stdout: step 1 loss 4.5429
 # spmd: expect-stdout: step 2 loss 1.4254

@@ -1,4 +1,4 @@
-# spmd: devices=4 frontend=cpython expect=deadlock expect-line=38 expect-decision-line=43
+# spmd: devices=4 expect=deadlock expect-line=38 expect-decision-line=43
 # A Trainer class, the way training scripts are organised: configuration in a
 # dataclass, the pmapped step a bound method. The step skips the gradient
 # all-reduce on the last device when its local loss is small ("nothing to

@@ -1,8 +1,8 @@
-# spmd: devices=4 expect=error:DeviceOwnershipError expect-line=19
+# spmd: devices=4 expect=error:UnexpectedTracerError expect-line=19
 # A side effect inside the mapped function: appending to a list defined
 # outside it. JAX runs it once while tracing and stores a tracer, not one
-# value per device; using that value afterwards fails. spmdsim warns at the
-# append and reports the escaped value where it is used.
+# value per device; using that value afterwards is JAX's
+# UnexpectedTracerError. spmdsim also warns at the append.
 import jax
 import jax.numpy as jnp
 

@@ -46,15 +46,11 @@ void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::str
   cmd->add_option("--threads", s.threads, "OS threads the device fibers run on; 1 (default) gives a reproducible schedule")
       ->check(CLI::Range(1, spmd::cli::kMaxThreads));
   cmd->add_option("--seed", s.seed, "schedule seed (with --threads 1): 0 runs ready devices in order, others shuffle reproducibly");
-  cmd->add_option("--max-steps", s.max_steps, "interpreter steps allowed per device, and for the code outside pmap, before the run stops (BudgetExceeded)")
+  cmd->add_option("--max-steps", s.max_steps, "program steps (equations) each device may run before the run stops (BudgetExceeded)")
       ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
   cmd->add_option("--max-seconds", s.max_seconds, "wall-clock budget per pmap run, and for the code outside pmap, in seconds (0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--backend", s.backend, "sim (default) or cuda (when compiled in)");
-  cmd->add_option("--frontend", s.frontend,
-                  "cpython: run the program on the embedded CPython with spmdsim's jax package (tracing); "
-                  "scenario (default for now): the built-in Python subset; default: the file's frontend=, else scenario")
-      ->check(CLI::IsMember({"cpython", "scenario"}));
   cmd->add_option("--watchdog-seconds", s.watchdog_seconds,
                   "cuda backend: seconds any wait for GPU work may take before the run stops with a report of "
                   "the op each device last entered (default 300; 0: no limit)")

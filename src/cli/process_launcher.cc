@@ -180,7 +180,6 @@ RunOutcome run_scenario_processes(const RunSettings& settings, const ProcessLayo
   if (settings.max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*settings.max_steps)});
   if (settings.max_seconds > 0) argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
   if (settings.backend != "sim") argv.insert(argv.end(), {"--backend", settings.backend});
-  if (settings.frontend) argv.insert(argv.end(), {"--frontend", *settings.frontend});
   if (settings.process_local_devices) {
     argv.insert(argv.end(), {"--process-devices", *settings.process_local_devices ? "local" : "all"});
   }

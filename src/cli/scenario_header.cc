@@ -95,13 +95,6 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
               "its share (devices / processes)");
         }
         h.process_local_devices = value == "local";
-      } else if (key == "frontend") {
-        if (value != "cpython" && value != "scenario") {
-          bad(path, line, raw, "frontend=" + value + " is not cpython or scenario",
-              "frontend=cpython runs the file on the embedded CPython with spmdsim's jax package; frontend=scenario "
-              "on the built-in Python subset");
-        }
-        h.frontend = value;
       } else if (key == "expect") {
         if (value != "ok" && value != "deadlock" && value != "mismatch" &&
             !(value.rfind("error:", 0) == 0 && value.size() > 6)) {
@@ -115,7 +108,7 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else {
         bad(path, line, raw, "unknown key '" + key + "'",
-            "known keys: devices, threads, seed, max-steps, processes, process-devices, frontend, expect, expect-line, "
+            "known keys: devices, threads, seed, max-steps, processes, process-devices, expect, expect-line, "
             "expect-decision-line, expect-message=, expect-stdout:");
       }
     }

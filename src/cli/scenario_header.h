@@ -32,7 +32,6 @@ struct ScenarioHeader {
   std::optional<std::uint64_t> max_steps;
   std::optional<int> processes;             // run as this many processes (spmd run / spmd test launch them)
   std::optional<bool> process_local_devices;  // process-devices=local: each process runs its share
-  std::optional<std::string> frontend;      // frontend=cpython|scenario: which front end runs the file
   std::string expect;                       // "" when not declared
   std::optional<int> expect_line;
   std::optional<int> expect_decision_line;

@@ -18,7 +18,6 @@
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"
 #include "spmd/runtime/runtime.h"
-#include "spmd/scenario/scenario.h"
 #include "spmd/trace/chrome_trace.h"
 #include "spmd/trace/jsonl_trace.h"
 
@@ -263,28 +262,15 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
       return *rt;
     };
     try {
-      const bool cpython = settings.frontend.value_or(header.frontend.value_or("scenario")) == "cpython";
       // Several processes must all join the store at once: no lazy start there.
-      if (!cpython || opts.process_count > 1) make_runtime(std::nullopt);
-      if (cpython) {
-        python::RunOptions po;
-        po.out = &out;
-        po.err = &err;
-        po.runtime = make_runtime;
-        po.interrupted = [] { return interrupt_requested(); };
-        po.max_host_seconds = settings.max_seconds;
-        python::run_program(settings.path, text, po);
-      } else {
-        auto module = scenario::parse_source(text, settings.path);
-        scenario::InterpreterOptions io;
-        io.out = &out;
-        io.err = &err;
-        io.runtime = &*rt;
-        // The host program gets the same budgets as each device.
-        io.max_host_steps = opts.step_budget;
-        io.max_host_seconds = settings.max_seconds;
-        scenario::run_module(*module, io);
-      }
+      if (opts.process_count > 1) make_runtime(std::nullopt);
+      python::RunOptions po;
+      po.out = &out;
+      po.err = &err;
+      po.runtime = make_runtime;
+      po.interrupted = [] { return interrupt_requested(); };
+      po.max_host_seconds = settings.max_seconds;
+      python::run_program(settings.path, text, po);
       outcome.devices = status->statuses();
       outcome.pmap_runs = status->runs();
     } catch (Error& e) {

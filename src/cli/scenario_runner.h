@@ -34,7 +34,6 @@ struct RunSettings {
   std::optional<std::uint64_t> max_steps;  // per device and for the host code; else the header's, else unlimited
   double max_seconds = 0;                // wall-clock budget per pmap run and for the host code (0 = none)
   std::string backend = "sim";
-  std::optional<std::string> frontend;   // cpython | scenario; else the header's, else scenario
   double watchdog_seconds = 300;         // cuda backend: bound on any wait for GPU work (0 = none)
   std::size_t arena_capacity = std::size_t{16} << 30;
   std::size_t stack_size = std::size_t{1} << 20;

@@ -27,6 +27,7 @@
 #include "spmd/core/reduction.h"
 #include "spmd/error.h"
 #include "spmd/program/executor.h"
+#include "program/primitive_rules.h"
 #include "spmd/runtime/device.h"
 #include "rendezvous/unbound_axis.h"
 #include "util/python_format.h"
@@ -376,6 +377,34 @@ Arrays take_impl(const Primitive& p, std::span<const Array> in, const Params& pa
   return {take(in[0], in[1], static_cast<int>(params.get<std::int64_t>("axis", p.name)))};
 }
 
+// cumsum / cumprod(x; axis): running sums and products along one axis.
+Avals cumulative_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  normalize_axis(params.get<std::int64_t>("axis", p.name), static_cast<int>(in[0].shape.size()), p.name);
+  Shape ones(in[0].shape.size(), 1);
+  Aval r = Aval::of(p.op == 0 ? cumsum(zeros(ones, in[0].dtype), 0) : cumprod(zeros(ones, in[0].dtype), 0));
+  r.shape = in[0].shape;
+  return {r};
+}
+Arrays cumulative_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  int axis = static_cast<int>(params.get<std::int64_t>("axis", p.name));
+  return {p.op == 0 ? cumsum(in[0], axis) : cumprod(in[0], axis)};
+}
+
+// rev(x; dimensions): x reversed along each of `dimensions`.
+Avals rev_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  for (std::int64_t d : params.get<std::vector<std::int64_t>>("dimensions", p.name)) {
+    normalize_axis(d, static_cast<int>(in[0].shape.size()), p.name, "dimension");
+  }
+  return {in[0]};
+}
+Arrays rev_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  Array out = in[0];
+  for (std::int64_t d : params.get<std::vector<std::int64_t>>("dimensions", p.name)) out = flip(out, static_cast<int>(d));
+  return {out};
+}
+
 // --- collectives ------------------------------------------------------------
 
 AxisSet axes_of(const Primitive& p, const Params& params) {
@@ -629,14 +658,20 @@ Arrays while_impl(const Primitive& p, std::span<const Array> in, const Params& p
   std::vector<Array> cond_args(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(nc));
   std::vector<Array> body_args(in.begin() + static_cast<std::ptrdiff_t>(nc), in.begin() + static_cast<std::ptrdiff_t>(nc + nb));
   std::vector<Array> carry(in.begin() + static_cast<std::ptrdiff_t>(nc + nb), in.end());
-  // Each test is a decision, as in a Python loop: devices whose trip counts
-  // differ part at the first test with different outcomes, which the
-  // deadlock report names even when a device never leaves the loop.
+  // A fori_loop's carry starts (i, upper, ...), as JAX lowers it: its trip
+  // count is known on entry and is the one decision recorded. Otherwise each
+  // test is a decision, as in a Python loop: devices whose trip counts differ
+  // part at the first test with different outcomes, which the deadlock report
+  // names even when a device never leaves the loop.
+  const bool counted = what == "lax.fori_loop" && carry.size() >= 2;
+  if (counted) {
+    record_decision(what, std::max<std::int64_t>(carry[1].element_as_int64(0) - carry[0].element_as_int64(0), 0), loc);
+  }
   for (;;) {
     std::vector<Array> args = cond_args;
     args.insert(args.end(), carry.begin(), carry.end());
     bool go = execute(*cond, args).at(0).element_as_bool(0);
-    record_decision(what, go ? 1 : 0, loc);
+    if (!counted) record_decision(what, go ? 1 : 0, loc);
     if (!go) break;
     args = body_args;
     args.insert(args.end(), carry.begin(), carry.end());
@@ -711,6 +746,11 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("matmul", matmul_abstract, matmul_impl);
   add("index", index_abstract, index_impl);
   add("take", take_abstract, take_impl);
+  add("cumsum", cumulative_abstract, cumulative_impl, 0);
+  add("cumprod", cumulative_abstract, cumulative_impl, 1);
+  add("rev", rev_abstract, rev_impl);
+  add("sort", rules::sort_abstract, rules::sort_impl);
+  add("random_bits", rules::random_bits_abstract, rules::random_bits_impl);
   add("index_update", index_update_abstract, index_update_impl);
   add("psum", reduction_abstract, reduction_impl, 0);
   add("pmean", reduction_abstract, reduction_impl, 1);

@@ -7,6 +7,7 @@
 // exactly as it reports any other run.
 
 #include "python/bindings.h"
+#include "runtime/run.h"
 #include "spmd/error.h"
 
 namespace spmd::python {
@@ -15,6 +16,27 @@ namespace {
 
 PyObject* g_spmd_error = nullptr;
 PyObject* g_host_stop = nullptr;
+PyObject* g_device_stopped = nullptr;
+
+// Errors of array operations are also the builtin exception JAX raises for
+// the same mistake, so `except TypeError:` in the user's program catches a
+// shape mismatch as it would under JAX.
+struct BuiltinKind {
+  const char* kind;
+  PyObject** builtin;
+  PyObject* type = nullptr;
+};
+BuiltinKind g_builtin_kinds[] = {
+    {"ShapeError", &PyExc_TypeError}, {"TypeError", &PyExc_TypeError},   {"ValueError", &PyExc_ValueError},
+    {"AxisError", &PyExc_ValueError}, {"IndexError", &PyExc_IndexError},
+};
+
+PyObject* exception_type_for(const std::string& kind) {
+  for (const BuiltinKind& b : g_builtin_kinds) {
+    if (kind == b.kind) return b.type;
+  }
+  return g_spmd_error;
+}
 
 void capsule_free(PyObject* capsule) {
   delete static_cast<std::exception_ptr*>(PyCapsule_GetPointer(capsule, "spmd.error"));
@@ -23,7 +45,8 @@ void capsule_free(PyObject* capsule) {
 void raise_spmd_error(const Error& e, std::exception_ptr p) {
   const Report& r = e.report();
   // str(e) is the whole report: what a test runner shows for a failed test.
-  py::object exc = py::reinterpret_steal<py::object>(PyObject_CallFunction(g_spmd_error, "s", e.what()));
+  PyObject* type = exception_type_for(r.kind);
+  py::object exc = py::reinterpret_steal<py::object>(PyObject_CallFunction(type, "s", e.what()));
   if (!exc) return;  // a Python error is already set
   exc.attr("kind") = r.kind;
   exc.attr("message") = r.message;
@@ -31,7 +54,7 @@ void raise_spmd_error(const Error& e, std::exception_ptr p) {
   exc.attr("report") = std::string(e.what());
   exc.attr("_error") = py::reinterpret_steal<py::object>(
       PyCapsule_New(new std::exception_ptr(std::move(p)), "spmd.error", capsule_free));
-  PyErr_SetObject(g_spmd_error, exc.ptr());
+  PyErr_SetObject(type, exc.ptr());
 }
 
 }  // namespace
@@ -58,16 +81,38 @@ void bind_errors(py::module_& m) {
   g_spmd_error = PyErr_NewExceptionWithDoc("_spmd.SpmdError", "an error reported by spmdsim's runtime", PyExc_Exception,
                                            nullptr);
   m.attr("SpmdError") = py::handle(g_spmd_error);
+  for (BuiltinKind& b : g_builtin_kinds) {
+    const std::string name = std::string("_spmd.") + b.kind;
+    PyObject* bases = PyTuple_Pack(2, g_spmd_error, *b.builtin);
+    b.type = PyErr_NewException(name.c_str(), bases, nullptr);
+    Py_DECREF(bases);
+    m.attr(name.substr(6).c_str()) = py::handle(b.type);
+  }
   g_host_stop = PyErr_NewExceptionWithDoc("_spmd.HostStop",
                                           "raised in the program's main thread when the run is interrupted or out of "
                                           "time (a BaseException: `except Exception` does not stop it)",
                                           PyExc_BaseException, nullptr);
   m.attr("HostStop") = py::handle(g_host_stop);
+  g_device_stopped = PyErr_NewExceptionWithDoc(
+      "_spmd.DeviceStopped",
+      "raised in a device's Python code (disable_jit) when the run stops it because another device failed (a "
+      "BaseException: `except Exception` does not keep the device running)",
+      PyExc_BaseException, nullptr);
+  m.attr("DeviceStopped") = py::handle(g_device_stopped);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
       raise_spmd_error(e, p);
+    } catch (const detail::RunAborted&) {
+      // The runtime unwinds a stopped device with RunAborted; it crosses the
+      // device's Python frames and is rethrown as itself on the way out, so
+      // the device counts as stopped, not as having raised.
+      py::object exc = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(g_device_stopped));
+      if (!exc) return;
+      exc.attr("_error") = py::reinterpret_steal<py::object>(
+          PyCapsule_New(new std::exception_ptr(p), "spmd.error", capsule_free));
+      PyErr_SetObject(g_device_stopped, exc.ptr());
     }
   });
 }

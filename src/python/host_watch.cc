@@ -60,9 +60,14 @@ HostWatch::~HostWatch() {
     done_ = true;
   }
   cv_.notify_all();
-  // The watcher may be waiting for the GIL to raise: let it have it.
-  FiberSafeGilRelease release;
-  thread_.join();
+  {
+    // The watcher may be waiting for the GIL to raise: let it have it.
+    FiberSafeGilRelease release;
+    thread_.join();
+  }
+  // A stop raised as the program was ending may still be pending: it must
+  // not surface in whatever Python runs next (the next run's imports).
+  PyThreadState_SetAsyncExc(main_thread_, nullptr);
 }
 
 void HostWatch::watch() {

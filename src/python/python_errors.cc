@@ -107,9 +107,15 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   py::list frames(extracted);
   const std::string ours = package_dir();
   py::list kept;
+  py::object last_tb = py::none();  // the traceback entry of the user's innermost frame
+  py::object entry = py::reinterpret_borrow<py::object>(trace);
   for (auto f : frames) {
     std::string file = f.attr("filename").cast<std::string>();
-    if (file.rfind(ours, 0) != 0) kept.append(f);
+    if (file.rfind(ours, 0) != 0) {
+      kept.append(f);
+      last_tb = entry;
+    }
+    if (!entry.is_none()) entry = entry.attr("tb_next");
   }
   if (py::len(kept) == 0) return u;
   py::object last = kept[py::len(kept) - 1];
@@ -120,6 +126,15 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   const bool in_program = !path.empty() && u.where.file == intern_path(path);
   std::string full = in_program ? line_of(source, u.where.line) : (text.is_none() ? "" : text.cast<std::string>());
   if (!col.is_none()) u.where.column = column_of(full, col.cast<long>());
+  // An `if` on a bare value: CPython points at the whole statement; the
+  // position of the value tested is what the user needs.
+  if (!last_tb.is_none()) {
+    py::object pos = call(py::module_::import("jax._src.source_info").attr("instruction_position"),
+                          {last_tb.attr("tb_frame").attr("f_code"), last_tb.attr("tb_lasti")});
+    if (!pos.is_none() && !pos[py::int_(0)].is_none() && pos[py::int_(0)].cast<std::uint32_t>() == u.where.line) {
+      u.where.column = pos[py::int_(1)].cast<std::uint32_t>();
+    }
+  }
   if (in_program) u.source_line = full;
   u.traceback.push_back("Traceback (most recent call last):");
   py::object summary = call(tb.attr("StackSummary").attr("from_list"), {kept});
@@ -139,6 +154,42 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   return u;
 }
 
+// "did you mean 'results'?" for a misspelt name or attribute: the closest
+// name the failing frame (or the object) has, as CPython's own display
+// suggests (its traceback module does not, in 3.11).
+std::string spelling_hint(const py::handle& exc, const py::handle& trace) {
+  py::object name = py::getattr(exc, "name", py::none());
+  if (name.is_none()) return {};
+  py::list candidates;
+  if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_ImportError)) {
+    // "cannot import name 'pmapp' from 'jax' (...)": the module's names.
+    std::string message = py::str(exc);
+    const std::string lead = "cannot import name '";
+    if (message.rfind(lead, 0) != 0 || py::module_::import("sys").attr("modules").attr("get")(name).is_none()) return {};
+    std::string missing = message.substr(lead.size(), message.find('\'', lead.size()) - lead.size());
+    candidates = py::list(py::module_::import("builtins").attr("dir")(py::module_::import("sys").attr("modules")[name]));
+    name = py::str(missing);
+  } else if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_AttributeError)) {
+    py::object obj = py::getattr(exc, "obj", py::none());
+    if (obj.is_none()) return {};
+    py::object names = call(py::module_::import("builtins").attr("dir"), {obj});
+    if (names.is_none()) return {};
+    candidates = py::list(names);
+  } else {
+    py::object entry = py::reinterpret_borrow<py::object>(trace);
+    if (entry.is_none()) return {};
+    while (!entry.attr("tb_next").is_none()) entry = entry.attr("tb_next");
+    py::object frame = entry.attr("tb_frame");
+    for (const char* scope : {"f_locals", "f_globals"}) {
+      for (auto k : py::dict(frame.attr(scope))) candidates.append(k.first);
+    }
+    for (auto k : py::dict(py::module_::import("builtins").attr("__dict__"))) candidates.append(k.first);
+  }
+  py::object close = py::module_::import("difflib").attr("get_close_matches")(name, candidates, 1, 0.75);
+  if (py::len(close) == 0) return {};
+  return "did you mean '" + py::str(close[py::int_(0)]).cast<std::string>() + "'?";
+}
+
 // A Python exception as a report: its class name, message, the user's
 // innermost frame, and the traceback without spmdsim's frames (as JAX
 // filters its own). A runtime error that crossed Python (_spmd.SpmdError)
@@ -151,10 +202,13 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
     try {
       std::rethrow_exception(original);
     } catch (Error& err) {
-      if (!err.report().where.valid()) {
+      Report& r = err.mutable_report();
+      if (!r.where.valid()) {
         UserFrames u = user_frames(trace, path, source);
-        err.mutable_report().where = u.where;
-        err.mutable_report().source_line = u.source_line;
+        r.where = u.where;
+        r.source_line = u.source_line;
+      } else if (r.source_line.empty() && !path.empty() && r.where.file == intern_path(path)) {
+        r.source_line = line_of(source, r.where.line);
       }
       throw;
     }
@@ -168,9 +222,24 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_NameError) && r.hint.empty()) {
     r.hint = import_hint(py::getattr(exc, "name", py::none()));
   }
+  if (r.hint.empty() && (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_NameError) ||
+                         PyErr_GivenExceptionMatches(exc.ptr(), PyExc_AttributeError) ||
+                         PyErr_GivenExceptionMatches(exc.ptr(), PyExc_ImportError))) {
+    try {
+      r.hint = spelling_hint(exc, trace);
+    } catch (const py::error_already_set&) {
+      // No suggestion is better than a failed report.
+    }
+  }
   UserFrames u = user_frames(trace, path, source);
   r.where = u.where;
   r.source_line = u.source_line;
+  // A bare `assert x > 5` says nothing; the statement says what failed.
+  if (kind == "AssertionError" && r.message.empty() && !u.source_line.empty()) {
+    std::string stmt = u.source_line;
+    stmt.erase(0, stmt.find_first_not_of(" \t"));
+    r.message = stmt;
+  }
   if (!u.traceback.empty()) {
     r.details = std::move(u.traceback);
     r.details.push_back(kind + ": " + message);

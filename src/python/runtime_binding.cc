@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "python/bindings.h"
+#include "spmd/runtime/device.h"
 #include "python/python_errors.h"
 #include "spmd/error.h"
 #include "spmd/program/executor.h"
@@ -87,6 +88,12 @@ void bind_runtime(py::module_& m) {
           "loc", [](const PmapOptions&) { return py::none(); },
           [](PmapOptions& o, const py::handle& loc) { o.loc = to_loc(loc); });
 
+  // A branch a device took in eager code (disable_jit): the deadlock report's
+  // "first differing decision". Host code decides for every device at once.
+  m.def("in_device", [] { return in_device(); });
+  m.def("record_decision", [](const std::string& what, std::int64_t outcome, const py::handle& loc) {
+    if (in_device()) record_decision(what, outcome, to_loc(loc));
+  });
   m.def("pmap_axis_size", [](const std::vector<Array>& args, const PmapOptions& o) {
     return runtime().pmap_axis_size(args, o);
   });

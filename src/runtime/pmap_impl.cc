@@ -32,10 +32,12 @@ std::string arg_label(const PmapOptions& o, std::size_t k) {
   return s;
 }
 
+// "output 1" without names; with them the path the user wrote, e.g.
+// "output[0]['loss']", and "the output" for a single unnamed-by-path one.
 std::string out_label(const PmapOptions& o, std::size_t k) {
-  std::string s = "output " + std::to_string(k);
-  if (k < o.out_names.size() && !o.out_names[k].empty()) s += " '" + o.out_names[k] + "'";
-  return s;
+  if (k >= o.out_names.size() || o.out_names[k].empty()) return "output " + std::to_string(k);
+  if (o.out_names[k] == "output") return "the output";
+  return o.out_names[k];
 }
 
 [[noreturn]] void fail(std::string kind, const PmapOptions& o, std::string message, std::string hint,

@@ -98,6 +98,11 @@ void run_program(const std::string& path, const std::string& source, const RunOp
     main.attr("__file__") = path;
     main.attr("__builtins__") = py::module_::import("builtins");
     sys.attr("modules")["__main__"] = main;
+    // Tracebacks and reports quote the text that runs, even when the file on
+    // disk changed since or never existed (a program given as text).
+    py::str text_lines = py::bytes(source).attr("decode")("utf-8", "replace");
+    py::module_::import("linecache").attr("cache")[py::str(path)] =
+        py::make_tuple(source.size(), py::none(), text_lines.attr("splitlines")(true), path);
     // `import flax` before `import jax` gets the explaining error too.
     py::module_::import("jax._src.missing_modules").attr("install")();
     py::object code;

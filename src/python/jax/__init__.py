@@ -14,6 +14,10 @@ from jax._src.api import (block_until_ready, default_backend, device_count, devi
                           local_devices, make_jaxpr, pmap, process_count, process_index)
 from jax._src.core import Array
 from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from jax._src.transformations import (ShapeDtypeStruct, checkpoint, custom_jvp, custom_vjp, eval_shape, grad,
+                                      hessian, jacfwd, jacrev, jvp, linearize, named_call, remat, value_and_grad,
+                                      vjp, vmap)
+from jax import random, tree
 
 __version__ = '0.4.30+spmdsim'
 
@@ -23,7 +27,10 @@ _missing_modules.install()
 
 
 
+host_id = process_index
+
+
 def __getattr__(name):
-    if name in ('random', 'sharding', 'experimental', 'distributed'):
+    if name in ('sharding', 'experimental', 'distributed'):
         raise AttributeError(f"spmdsim's jax does not provide jax.{name} yet (the new front end is being built)")
     raise AttributeError(f"module 'jax' has no attribute '{name}'")

@@ -10,7 +10,6 @@
 #include "cli/scenario_runner.h"
 #include "spmd/error.h"
 #include "spmd/runtime/runtime.h"
-#include "spmd/scenario/scenario.h"
 #include "support/temp_scenario.h"
 
 using namespace spmd;
@@ -93,7 +92,7 @@ TEST_CASE("cli::faults: a device looping forever stops at the time budget", "[cl
   for (int d : {0, 1, 3}) REQUIRE(line_of(status_of(o, d)) == 13);
 }
 
-TEST_CASE("cli::faults: a host loop stops at the step budget with its line", "[cli][faults]") {
+TEST_CASE("cli::faults: a host loop stops at --max-seconds with its line", "[cli][faults]") {
   const char* text = R"(# spmd: devices=2
 import jax
 import jax.numpy as jnp
@@ -103,12 +102,12 @@ while True:
     n += 1
 )";
   RunSettings s;
-  s.max_steps = 5000;
+  s.max_seconds = 0.2;
   RunOutcome o = run_text("host_loops.py", text, s);
   REQUIRE(o.stdout_text == "[1 2]\n");
   REQUIRE(o.exit_code == 1);
   REQUIRE(o.report->kind == "BudgetExceeded");
-  REQUIRE(o.report->message == "the host program exceeded the step budget of 5000 interpreter steps");
+  REQUIRE(o.report->message == "the host program exceeded its time budget of 0.2 s");
   REQUIRE(o.report->where.line >= 6);
   REQUIRE(o.report->where.line <= 7);
   REQUIRE(o.report->device == -1);
@@ -182,16 +181,19 @@ print(jax.pmap(f, axis_name='i')(jnp.arange(2.0)))
 }
 
 TEST_CASE("cli::faults: an exception in one device names it and stops the others", "[cli][faults]") {
+  // Under disable_jit each device runs the Python function itself, so one
+  // device can raise where the others do not.
   const char* text = R"(# spmd: devices=4
 import jax
 import jax.numpy as jnp
 from jax import lax
 
 def f(x):
-    z = lax.cond(lax.axis_index('i') == 1, lambda v: jnp.ones((2,)) + jnp.ones((3,)), lambda v: jnp.ones((2,)), x)
-    return lax.psum(z, 'i')
+    z = jnp.ones((2,)) + jnp.ones((3,)) if float(x) == 1.0 else x
+    return lax.psum(x, 'i')
 
-print(jax.pmap(f, axis_name='i')(jnp.arange(4.0)))
+with jax.disable_jit():
+    print(jax.pmap(f, axis_name='i')(jnp.arange(4.0)))
 )";
   RunOutcome o = run_text("device_raises.py", text);
   REQUIRE(o.exit_code == 1);
@@ -217,8 +219,8 @@ import jax.numpy as jnp
 from jax import lax
 
 def f(x):
-    big = lax.cond(lax.axis_index('i') == 3, lambda v: jnp.zeros((100000,)) + v, lambda v: jnp.zeros((4,)) + v, x)
-    return lax.psum(jnp.sum(big), 'i')
+    total = lax.cond(lax.axis_index('i') == 3, lambda v: jnp.sum(jnp.zeros((100000,)) + v), lambda v: jnp.sum(jnp.zeros((4,)) + v), x)
+    return lax.psum(total, 'i')
 
 print(jax.pmap(f, axis_name='i')(jnp.arange(4.0)))
 )";
@@ -234,53 +236,3 @@ print(jax.pmap(f, axis_name='i')(jnp.arange(4.0)))
   for (int d : {0, 1, 2}) REQUIRE(status_of(o, d).state == "stopped");
 }
 
-TEST_CASE("scenario::run_module: host budgets and interrupts stop host loops at their line", "[cli][faults]") {
-  auto module = scenario::parse_source("n = 0\nwhile True:\n    n += 1\n", "host.py");
-  Runtime rt({.devices = 1});
-  std::ostringstream out, err;
-  scenario::InterpreterOptions io;
-  io.out = &out;
-  io.err = &err;
-  io.runtime = &rt;
-  SECTION("steps") {
-    io.max_host_steps = 1000;
-    try {
-      scenario::run_module(*module, io);
-      FAIL("the loop ended");
-    } catch (const BudgetExceeded& e) {
-      REQUIRE(e.report().message == "the host program exceeded the step budget of 1000 interpreter steps");
-      REQUIRE(e.report().where.valid());
-      REQUIRE(std::string(e.report().where.file) == "host.py");
-      REQUIRE(e.report().where.line >= 2);
-      REQUIRE(e.report().where.line <= 3);
-      const std::string& line = e.report().source_line;
-      REQUIRE((line == "while True:" || line == "    n += 1"));
-    }
-  }
-  SECTION("seconds") {
-    io.max_host_seconds = 0.05;
-    try {
-      scenario::run_module(*module, io);
-      FAIL("the loop ended");
-    } catch (const BudgetExceeded& e) {
-      REQUIRE(e.report().message == "the host program exceeded its time budget of 0.05 s");
-      REQUIRE(e.report().where.line >= 2);
-    }
-  }
-  SECTION("interrupt") {
-    rt.interrupt("interrupted by the test");
-    try {
-      scenario::run_module(*module, io);
-      FAIL("the loop ended");
-    } catch (const Error& e) {
-      REQUIRE(e.report().kind == "Interrupted");
-      REQUIRE(e.report().message == "interrupted by the test");
-      REQUIRE(e.report().where.line == 1);
-    }
-  }
-  SECTION("unlimited by default: a finite loop finishes") {
-    auto finite = scenario::parse_source("n = 0\nwhile n < 100000:\n    n += 1\nprint(n)\n", "finite.py");
-    scenario::run_module(*finite, io);
-    REQUIRE(out.str() == "100000\n");
-  }
-}

@@ -1,7 +1,5 @@
 // Inputs found by the fuzzers (tests/fuzz, tools/fuzz.sh), each pinned to the
-// clean, located error it must end with. Scenario-shaped findings live as
-// files under tests/fuzz/regressions/ and run through `spmd test`; the ones
-// below are headers and traces.
+// clean, located error it must end with: headers and traces.
 
 #include <catch2/catch.hpp>
 

@@ -103,13 +103,35 @@ def _to_concrete(x):
     return core.to_spmd_array(x)
 
 
+def _is_jax_type(x):
+    if isinstance(x, (core.ArrayImpl, bool, int, float, complex, np.ndarray, np.generic)):
+        return True
+    return hasattr(x, '__jax_array__') or hasattr(x, '__array__')
+
+
+def _pmap_arg(x, name):
+    """A pmap argument leaf as an array; JAX's _check_arg error otherwise."""
+    if not _is_jax_type(x):
+        err = TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+        err._spmd_hint = (f"it is the argument {name}: pmap maps arrays, numbers and pytrees of them; pass a "
+                          'Python value such as a string through static_broadcasted_argnums')
+        raise err
+    return _to_concrete(x)
+
+
+def _check_axes_leaves(axes, what):
+    """JAX's check that in_axes / out_axes hold only ints and None."""
+    bad = [l for l in tree_util.tree_leaves(axes) if type(l) is not int]
+    if bad:
+        raise TypeError(f'pmap {what} must be an int, None, or (nested) container with those types as leaves, '
+                        f'but got {axes}.')
+
+
 # --- pmap ------------------------------------------------------------------------
 
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None,
          backend=None, axis_size=None, donate_argnums=(), global_arg_shapes=None):
-    if fun is None or isinstance(fun, str):
-        if isinstance(fun, str):
-            axis_name = fun
+    if fun is None:
         return lambda f: pmap(f, axis_name, in_axes=in_axes, out_axes=out_axes,
                               static_broadcasted_argnums=static_broadcasted_argnums, devices=devices,
                               backend=backend, axis_size=axis_size, donate_argnums=donate_argnums)
@@ -150,6 +172,7 @@ class _PmappedFunction:
         in_axes = self.in_axes
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)
+        _check_axes_leaves(in_axes, 'in_axes')
         if isinstance(in_axes, tuple):
             if len(in_axes) != len(args):
                 raise ValueError(
@@ -169,7 +192,7 @@ class _PmappedFunction:
         if any(isinstance(l, core.Tracer) for l in leaves) or core.current_trace() is not None:
             return self._nested(args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc)
 
-        arrays = [_to_concrete(l) for l in leaves]
+        arrays = [_pmap_arg(l, n) for l, n in zip(leaves, names)]
         opts = self._options(flat_axes, names, loc)
         if config.read('jax_disable_jit'):
             return self._eager(args, dyn_pos, kw_names, tree, arrays, opts)

@@ -129,7 +129,12 @@ class ArrayImpl(Array):
         if self.size != 1:
             raise ValueError('The truth value of an array with more than one element is ambiguous. '
                              'Use a.any() or a.all()')
-        return bool(self.item())
+        value = bool(self.item())
+        if _spmd.in_device():
+            # A Python `if` a device decided in eager code (disable_jit): the
+            # deadlock report names the first one that differed between devices.
+            _spmd.record_decision('if', int(value), source_info.current_location())
+        return value
 
     def __int__(self):
         return int(self.item())
@@ -175,6 +180,11 @@ class Tracer(Array):
     __str__ = __repr__
 
     def __format__(self, spec):
+        if spec:
+            raise _concretization_error(self, errors.ConcretizationTypeError,
+                                        'Abstract tracer value encountered where concrete value is expected: traced '
+                                        f'array with shape {self.aval.str_short()}\nThe problem arose with '
+                                        f'formatting it with the spec {spec!r}.', 'format')
         return format(repr(self), spec)
 
     def __bool__(self):
@@ -205,10 +215,16 @@ class Tracer(Array):
                                     f'shape {self.aval.str_short()}.', 'numpy')
 
     def item(self):
-        return self.__float__() if self.dtype.kind == 'f' else self.__int__()
+        raise _concretization_error(self, errors.ConcretizationTypeError,
+                                    'Abstract tracer value encountered where concrete value is expected: traced '
+                                    f'array with shape {self.aval.str_short()}\nThe problem arose with the `item` '
+                                    'method.', 'item')
 
     def tolist(self):
-        self.__array__()
+        raise _concretization_error(self, errors.ConcretizationTypeError,
+                                    'Abstract tracer value encountered where concrete value is expected: traced '
+                                    f'array with shape {self.aval.str_short()}\nThe problem arose with the `tolist` '
+                                    'method.', 'tolist')
 
     def __hash__(self):
         raise TypeError(f'unhashable type: {self!r}')
@@ -219,6 +235,8 @@ class Tracer(Array):
 
 def _concretization_error(tracer, cls, message, what):
     t = tracer._trace
+    if not t.alive:
+        return _escaped(tracer)  # a tracer used after its trace ended: JAX's UnexpectedTracerError
     where = f' at {source_info.describe(t.fun_loc)}' if t.fun_loc else ''
     msg = (f'{message}\nThe error occurred while tracing the function {t.fun_name}{where} for {t.purpose}. '
            'This concrete value was not available in Python because it depends on the value of '
@@ -230,6 +248,15 @@ def _concretization_error(tracer, cls, message, what):
                         'argument static')
     elif what == 'numpy':
         e._spmd_hint = 'use jax.numpy (jnp) instead of numpy inside traced functions'
+    elif what == 'format':
+        e._spmd_hint = ('a format spec needs the value, which each device has only when the program runs: '
+                        'jax.debug.print("{x:.2f}", x=x) prints every device\'s value')
+    elif what in ('item', 'tolist'):
+        e._spmd_hint = (f'.{what}() needs a concrete value, but inside {t.purpose} values are traced; return the '
+                        'array and convert it after the pmap, or print it with jax.debug.print')
+    elif what == 'shape':
+        e._spmd_hint = (f'array shapes must be static inside {t.purpose}: use a Python int, x.shape, or mark the '
+                        'argument static')
     else:
         e._spmd_hint = (f'{what}() needs a concrete value, but inside {t.purpose} values are traced; keep Python ints '
                         'for shapes and indices, or mark the argument static')

@@ -30,7 +30,7 @@ def _print(*args, **kwargs):
     trace = core.current_trace()
     if trace is not None and kwargs.get('file') in (None, sys.stdout):
         warn_once('print', source_info.current_location(),
-                  f'print() inside a function traced for {trace.purpose} runs once while tracing and shows abstract '
+                  f'print() inside {_inside(trace.purpose)} runs once while tracing and shows abstract '
                   'values, not per-device data; use jax.debug.print("{x}", x=x) instead')
     return _original_print(*args, **kwargs)
 
@@ -46,18 +46,85 @@ def _codes(code):
             yield from _codes(c)
 
 
+def _inside(purpose):
+    return 'a pmap-ed function' if purpose == 'pmap' else f'a function traced for {purpose}'
+
+
+_MUTATORS = {'append': 'appending to', 'extend': 'extending', 'insert': 'inserting into', 'update': 'updating',
+             'add': 'adding to', 'pop': 'popping from', 'setdefault': 'setting a default in', 'clear': 'clearing',
+             'remove': 'removing from', 'popitem': 'popping from', 'discard': 'discarding from'}
+
+
+def _outer_value(fun, code, ins):
+    """(name, value) when `ins` loads a global or a closed-over variable."""
+    if ins.opname in ('LOAD_GLOBAL', 'LOAD_NAME'):
+        name = ins.argval
+        if name in fun.__globals__:
+            return name, fun.__globals__[name]
+        return None
+    if ins.opname in ('LOAD_DEREF', 'LOAD_CLASSDEREF') and ins.argval in code.co_freevars and code is fun.__code__:
+        cell = fun.__closure__[code.co_freevars.index(ins.argval)]
+        try:
+            return ins.argval, cell.cell_contents
+        except ValueError:
+            return None
+    return None
+
+
+def _mutations(fun):
+    """(line, text) for each statement of `fun` that changes state outside it:
+    a global or nonlocal assigned, an outer container mutated, an attribute of
+    an outer object set. Read from the bytecode: these run once, while tracing."""
+    code = fun.__code__
+    found = []
+    for c in _codes(code):
+        instructions = list(dis.get_instructions(c))
+        for k, ins in enumerate(instructions):
+            line = ins.positions.lineno if ins.positions and ins.positions.lineno else c.co_firstlineno
+            if ins.opname == 'STORE_GLOBAL':
+                found.append((c, line, f'assigning to global {ins.argval!r} (defined outside the function)'))
+            elif ins.opname == 'STORE_DEREF' and c is code and ins.argval in code.co_freevars:
+                found.append((c, line, f'assigning to nonlocal {ins.argval!r}'))
+            elif ins.opname in ('LOAD_METHOD', 'LOAD_ATTR') and ins.argval in _MUTATORS and k > 0:
+                outer = _outer_value(fun, c, instructions[k - 1])
+                if outer and isinstance(outer[1], (list, dict, set)):
+                    found.append((c, line, f'{_MUTATORS[ins.argval]} {outer[0]!r} (defined outside the function)',
+                                  outer[1]))
+            elif ins.opname == 'STORE_SUBSCR' and k >= 2:
+                outer = _outer_value(fun, c, instructions[k - 2])
+                if outer and isinstance(outer[1], (list, dict)):
+                    found.append((c, line, f'assigning to an item of {outer[0]!r} (defined outside the function)'))
+            elif ins.opname == 'STORE_ATTR' and k >= 1:
+                outer = _outer_value(fun, c, instructions[k - 1])
+                if outer and not isinstance(outer[1], type(sys)):
+                    found.append((c, line, f'setting attribute {ins.argval!r} of {outer[0]!r}'))
+    return found
+
+
+def _holds_tracer(value, trace_tracers):
+    items = value.values() if isinstance(value, dict) else value
+    try:
+        return any(isinstance(v, core.Tracer) and v._trace in trace_tracers for v in items)
+    except TypeError:
+        return False
+
+
 def check_function(fun, purpose, trace_tracers):
-    """After tracing `fun`: warn about globals it assigns and about traced
+    """After tracing `fun`: warn about each statement that changed state
+    outside it (once while tracing, not once per device), and about traced
     values left in containers it can reach from outside."""
     code = getattr(fun, '__code__', None)
     if code is None:
         return
-    for c in _codes(code):
-        for ins in dis.get_instructions(c):
-            if ins.opname == 'STORE_GLOBAL':
-                loc = (c.co_filename, ins.positions.lineno or c.co_firstlineno, 0)
-                warn_once('global', loc, f'side effect inside a function traced for {purpose}: assigning the global '
-                          f'{ins.argval!r} happens once while tracing, not once per device; return the value instead')
+    warned_containers = set()
+    for entry in _mutations(fun):
+        c, line, what = entry[:3]
+        stores = len(entry) > 3 and _holds_tracer(entry[3], trace_tracers)
+        if len(entry) > 3:
+            warned_containers.add(id(entry[3]))
+        warn_once(('effect', what), (c.co_filename, line, 0),
+                  f'side effect inside {_inside(purpose)}: {what} happens once while tracing, not once per device'
+                  f'{", and stores a tracer" if stores else ""}; return values from the function instead')
     reachable = {}
     for name in code.co_names:
         if name in fun.__globals__:
@@ -68,10 +135,9 @@ def check_function(fun, purpose, trace_tracers):
         except ValueError:
             pass
     for name, value in reachable.items():
-        if isinstance(value, (list, dict, set, tuple)) and not isinstance(value, str):
-            items = value.values() if isinstance(value, dict) else value
-            if any(isinstance(v, core.Tracer) and v._trace in trace_tracers for v in items):
-                loc = (code.co_filename, code.co_firstlineno, 0)
-                warn_once('leak', loc, f'side effect inside a function traced for {purpose}: {name!r} (defined '
-                          'outside the function) now holds a traced value, which is an UnexpectedTracerError when '
-                          'used after the trace; return values from the function instead')
+        if isinstance(value, (list, dict, set)) and id(value) not in warned_containers and \
+                _holds_tracer(value, trace_tracers):
+            loc = (code.co_filename, code.co_firstlineno, 0)
+            warn_once('leak', loc, f'side effect inside {_inside(purpose)}: {name!r} (defined outside the function) '
+                      'now holds a traced value, which is an UnexpectedTracerError when used after the trace; '
+                      'return values from the function instead')

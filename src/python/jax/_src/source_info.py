@@ -34,16 +34,36 @@ def frame_location(f):
 
 
 def _locate(f):
-    line, col = f.f_lineno, 0
-    if f.f_lasti >= 0:
-        for i, pos in enumerate(f.f_code.co_positions()):
-            if i == f.f_lasti // 2:
-                if pos[0] is not None:
-                    line = pos[0]
-                if pos[2] is not None:
-                    col = _char_column(f.f_code.co_filename, line, pos[2])
-                break
+    line, col = instruction_position(f.f_code, f.f_lasti)
+    if line is None:
+        line = f.f_lineno
     return (f.f_code.co_filename, line, col)
+
+
+def _is_conditional_jump(code, lasti):
+    import opcode
+    op = opcode.opname[code.co_code[lasti]] if 0 <= lasti < len(code.co_code) else ''
+    return 'JUMP' in op and 'IF' in op
+
+
+def instruction_position(code, lasti):
+    """(line, column) of the expression the instruction at byte offset `lasti`
+    belongs to, column 1-based (0 when unknown). CPython places the test of an
+    `if`/`while` on a bare value at the whole statement; the value tested is
+    the instruction before the jump, so that is where the error points."""
+    if lasti < 0:
+        return None, 0
+    index = lasti // 2
+    if index > 0 and _is_conditional_jump(code, lasti):
+        index -= 1
+        while index > 0 and code.co_code[2 * index] == 0:  # CACHE entries hold no position of their own
+            index -= 1
+    for i, pos in enumerate(code.co_positions()):
+        if i == index:
+            if pos[0] is None:
+                return None, 0
+            return pos[0], (_char_column(code.co_filename, pos[0], pos[2]) if pos[2] is not None else 0)
+    return None, 0
 
 
 def current_location():

@@ -184,8 +184,9 @@ def broadcast_prefix(prefix_tree, full_treedef, what):
         pleaves_def = _flatten(prefix, [], lambda x: x is None or isinstance(x, int))
         if pleaves_def.kind != d.kind or len(pleaves_def.children) != len(d.children) or \
                 (d.kind == 'dict' and tuple(sorted(prefix.keys())) != d.meta):
+            # JAX names the whole specification and value tree, not the part that differs.
             raise ValueError(f'{what} specification must be a tree prefix of the corresponding value, got '
-                             f'specification {prefix!r} for value tree {d}.')
+                             f'specification {prefix_tree!r} for value tree {full_treedef}.')
         kids = list(prefix.values()) if d.kind != 'dict' and isinstance(prefix, dict) else (
             [prefix[k] for k in d.meta] if d.kind == 'dict' else list(prefix))
         for p, c in zip(kids, d.children):

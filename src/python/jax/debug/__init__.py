@@ -36,13 +36,52 @@ def print(fmt, *args, ordered=False, **kwargs):
             conversions.append(conversion or '')
             literals.append('')
         elif any(isinstance(l, core.Array) for l in core.tree_leaves_of(value)):
-            raise NotImplementedError(
-                f'jax.debug.print: field {{{field}}} is a {type(value).__name__} holding arrays; '
-                'print each array as its own field')
+            # A container holding arrays prints as Python prints it: its text
+            # around each array's repr, which each device fills in.
+            if spec:
+                raise TypeError(f'unsupported format string passed to {type(value).__name__}.__format__')
+            pieces = _container_pieces(value, conversion)
+            for k, piece in enumerate(pieces):
+                if k % 2 == 0:
+                    literals[-1] += piece
+                else:
+                    field_args.append(len(operands))
+                    operands.append(piece)
+                    specs.append('')
+                    conversions.append('r')
+                    literals.append('')
         else:
             literals[-1] += format(_formatter.convert_field(value, conversion), spec or '')
     core.bind('debug_print', *operands, literals=tuple(literals), field_args=tuple(field_args),
               field_specs=tuple(specs), field_conversions=tuple(conversions))
+
+
+class _Slot:
+    def __init__(self, k):
+        self.marker = f'\x00{k}\x00'
+
+    def __repr__(self):
+        return self.marker
+
+
+def _container_pieces(value, conversion):
+    """[text, array, text, array, ..., text] of str(value) (repr for !r)."""
+    from jax._src import tree_util
+    leaves, tree = tree_util.tree_flatten(value)
+    arrays = [l for l in leaves if isinstance(l, core.Array)]
+    slots, k = [], 0
+    for l in leaves:
+        if isinstance(l, core.Array):
+            slots.append(_Slot(k))
+            k += 1
+        else:
+            slots.append(l)
+    text = repr(tree.unflatten(slots)) if conversion == 'r' else str(tree.unflatten(slots))
+    pieces = []
+    for k, array in enumerate(arrays):
+        before, text = text.split(f'\x00{k}\x00', 1)
+        pieces += [before, array]
+    return pieces + [text]
 
 
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False, token=None, **kwargs):

@@ -5,8 +5,11 @@ device then runs them in C++, meeting at spmdsim's rendezvous, which checks
 that all devices brought the same collective and reports deadlocks exactly.
 """
 
+import builtins
+
 import numpy as np
 
+import _spmd
 from jax._src import core, dtypes, source_info, tree_util
 from jax._src.core import bind, bind1
 
@@ -203,6 +206,11 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                            tiled=bool(tiled), **_groups_params(axis_index_groups)), x)
 
 
+def pshuffle(x, axis_name, perm):
+    """Device i receives device perm[i]'s value."""
+    return ppermute(x, axis_name, [(int(src), i) for i, src in enumerate(perm)])
+
+
 def ppermute(x, axis_name, perm):
     axes = _axes_param(axis_name)
     flat = []
@@ -302,33 +310,50 @@ class _CaptureMap:
         return False
 
 
+def _eager():
+    """Under jax.disable_jit, control flow runs as Python on concrete values, as in JAX."""
+    from jax._src.config import config
+    return config.read('jax_disable_jit') and core.current_trace() is None
+
+
 def cond(pred, true_fun, false_fun, *operands, operand=None):
     if operand is not None:
         operands = (operand,)
-    if core.is_concrete(pred) and core.current_trace() is None:
-        return true_fun(*operands) if bool(pred) else false_fun(*operands)
     p = core.aval_of(pred)
     if p.shape != ():
-        raise TypeError(f'Pred must be a scalar, got {pred!r} of shape {p.shape}.')
+        raise TypeError(f'Pred must be a scalar, got {pred} of shape {p.shape}.')
+    if p.dtype.kind not in 'biu':
+        raise TypeError('Pred type must be either boolean or number.')
+    if _eager() and core.is_concrete(pred):
+        taken = bool(pred)
+        _spmd.record_decision('lax.cond', int(taken), source_info.current_location())
+        return true_fun(*operands) if taken else false_fun(*operands)
     index = convert_element_type(pred, np.int32) if p.dtype == np.bool_ else convert_element_type(ne(pred, 0), np.int32)
     return _run_branches('lax.cond', index, [false_fun, true_fun], operands)
 
 
 def switch(index, branches, *operands):
     branches = list(branches)
-    if core.is_concrete(index) and core.current_trace() is None:
+    if not branches:
+        raise ValueError('Empty branch sequence')
+    if _eager() and core.is_concrete(index):
         i = int(np.clip(int(index), 0, len(branches) - 1))
+        _spmd.record_decision('lax.switch', i, source_info.current_location())
         return branches[i](*operands)
     index = convert_element_type(index, np.int32)
     return _run_branches('lax.switch', index, branches, operands)
 
 
 def while_loop(cond_fun, body_fun, init_val):
-    if core.current_trace() is None and not any(isinstance(l, core.Tracer) for l in tree_util.tree_leaves(init_val)):
+    if _eager() and not any(isinstance(l, core.Tracer) for l in tree_util.tree_leaves(init_val)):
+        loc = source_info.current_location()
         val = init_val
-        while bool(cond_fun(val)):
+        while True:
+            go = bool(cond_fun(val))
+            _spmd.record_decision('lax.while_loop', int(go), loc)
+            if not go:
+                return val
             val = body_fun(val)
-        return val
     return _while('lax.while_loop', cond_fun, body_fun, init_val)
 
 
@@ -336,6 +361,9 @@ def _while(what, cond_fun, body_fun, init_val):
     leaves, tree = tree_util.tree_flatten(init_val)
     avals = [_strong(core.aval_of(l)) for l in leaves]
     cond_prog, _, cond_caps = core.trace_function(lambda *xs: cond_fun(tree.unflatten(list(xs))), avals, what)
+    cond_out = [core.ShapedArray(*a) for a in cond_prog.out_avals]
+    if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != np.bool_:
+        raise TypeError(f'cond_fun must return a boolean scalar, but got output type(s) {cond_out}.')
     body_prog, body_tree, body_caps = core.trace_function(lambda *xs: body_fun(tree.unflatten(list(xs))), avals, what)
     out_avals = [core.ShapedArray(*a) for a in body_prog.out_avals]
     if body_tree != tree or [a.shape for a in out_avals] != [a.shape for a in avals] or \
@@ -369,21 +397,171 @@ def _reorder_captures(fun, tree, avals, caps, what):
 
 
 def fori_loop(lower, upper, body_fun, init_val):
-    if core.current_trace() is None and all(core.is_concrete(v) for v in (lower, upper)) and \
-            not any(isinstance(l, core.Tracer) for l in tree_util.tree_leaves(init_val)):
+    if _eager() and all(core.is_concrete(v) for v in (lower, upper)):
+        count = builtins.max(int(upper) - int(lower), 0)
+        _spmd.record_decision('lax.fori_loop', count, source_info.current_location())
         val = init_val
         for i in range(int(lower), int(upper)):
             val = body_fun(i, val)
         return val
+    # As JAX lowers it: the carry is (i, upper, x), so every device knows its
+    # trip count on entry, and a count that differs between devices is one
+    # decision the deadlock report names.
     dt = np.int32
 
     def c(state):
-        i, _ = state
-        return lt(i, upper)
+        i, hi, _ = state
+        return lt(i, hi)
 
     def b(state):
-        i, val = state
-        return add(i, np.int32(1)), body_fun(i, val)
-    lower_arr = convert_element_type(lower, dt)
-    _, out = _while('lax.fori_loop', c, b, (lower_arr, init_val))
+        i, hi, val = state
+        return add(i, np.int32(1)), hi, body_fun(i, val)
+    state = (convert_element_type(lower, dt), convert_element_type(upper, dt), init_val)
+    _, _, out = _while('lax.fori_loop', c, b, state)
     return out
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    xs_leaves, xs_tree = tree_util.tree_flatten(xs)
+    lengths = {core.aval_of(x).shape[0] for x in xs_leaves if core.aval_of(x).shape}
+    if any(not core.aval_of(x).shape for x in xs_leaves):
+        raise ValueError('scan got value with no leading axis to scan over')
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise ValueError(f'scan got values with different leading axis sizes: {sorted(lengths)}')
+    if not lengths:
+        raise ValueError('scan got no values to scan over and `length` not provided.')
+    n = lengths.pop()
+
+    def x_at(i):
+        return xs_tree.unflatten([dynamic_index_in_dim(x, i, 0, keepdims=False) for x in xs_leaves])
+
+    def step(carry, x):
+        out = f(carry, x)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f'scan body output must be a pair (carry, y), got {tree_util.tree_structure(out)}')
+        return out
+    # The shapes of the per-step outputs, from one abstract trace of the body.
+    carry_leaves, carry_tree = tree_util.tree_flatten(init)
+    probe_avals = [_strong(core.aval_of(l)) for l in carry_leaves] + \
+        [_strong(core.ShapedArray(core.aval_of(x).shape[1:], core.aval_of(x).dtype)) for x in xs_leaves]
+    ncarry = len(carry_leaves)
+
+    def probe(*flat):
+        c = carry_tree.unflatten(list(flat[:ncarry]))
+        x = xs_tree.unflatten(list(flat[ncarry:]))
+        return step(c, x)[1]
+    program, y_tree, _ = core.trace_function(probe, probe_avals, 'lax.scan')
+    ys0 = y_tree.unflatten([_zeros((n,) + tuple(a[0]), a[1]) for a in program.out_avals])
+
+    def body(i, state):
+        carry, ys = state
+        k = sub(np.int32(n - 1), i) if reverse else i
+        carry, y = step(carry, x_at(k))
+        ys = tree_util.tree_map(lambda buf, v: dynamic_update_index_in_dim(buf, v, k, 0), ys, y)
+        return carry, ys
+    return fori_loop(0, n, body, (init, ys0))
+
+
+def _zeros(shape, dtype):
+    import jax.numpy as jnp
+    return jnp.zeros(shape, dtype)
+
+
+def map(f, xs):
+    return scan(lambda c, x: (c, f(x)), (), xs)[1]
+
+
+# --- slicing -------------------------------------------------------------------------
+
+def iota(dtype, size):
+    import jax.numpy as jnp
+    return jnp.arange(size, dtype=dtype)
+
+
+def integer_pow(x, y):
+    if int(y) != y:
+        raise TypeError(f'integer_pow needs an integer exponent, got {y!r}')
+    return pow(x, int(y))
+
+
+def _clamped_start(start, dim, size):
+    start = convert_element_type(start, np.int32)
+    return max(min(start, np.int32(dim - size)), np.int32(0))
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    import jax.numpy as jnp
+    shape = core.aval_of(operand).shape
+    if len(start_indices) != len(shape) or len(slice_sizes) != len(shape):
+        raise TypeError(f'dynamic_slice: {len(start_indices)} start indices and {len(slice_sizes)} slice sizes for '
+                        f'an operand of rank {len(shape)}')
+    out = operand
+    for ax, (start, size, dim) in enumerate(zip(start_indices, slice_sizes, shape)):
+        size = int(size)
+        if size > dim:
+            raise TypeError(f'dynamic_slice: slice size {size} exceeds the operand\'s size {dim} along axis {ax}')
+        if size == dim:
+            continue
+        index = add(jnp.arange(size, dtype=np.int32), _clamped_start(start, dim, size))
+        out = bind1('take', out, index, axis=ax)
+    return out
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    shape = core.aval_of(operand).shape
+    starts = [np.int32(0)] * len(shape)
+    sizes = list(shape)
+    starts[axis], sizes[axis] = start_index, slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    if keepdims:
+        return out
+    shape = list(core.aval_of(out).shape)
+    del shape[axis]
+    return reshape(out, shape)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """operand with `update` written at `start_indices` (clamped, as in XLA):
+    the update gathered to the operand's shape, selected inside the window."""
+    import jax.numpy as jnp
+    shape = core.aval_of(operand).shape
+    ushape = core.aval_of(update).shape
+    if len(start_indices) != len(shape) or len(ushape) != len(shape):
+        raise TypeError(f'dynamic_update_slice: update of shape {ushape} and {len(start_indices)} start indices for '
+                        f'an operand of shape {shape}')
+    update = convert_element_type(update, core.aval_of(operand).dtype)
+    gathered, inside = update, None
+    for ax, (start, size, dim) in enumerate(zip(start_indices, ushape, shape)):
+        if size > dim:
+            raise TypeError(f'dynamic_update_slice: update size {size} exceeds the operand\'s size {dim} along '
+                            f'axis {ax}')
+        s = _clamped_start(start, dim, size)
+        pos = jnp.arange(dim, dtype=np.int32)
+        offset = sub(pos, s)
+        gathered = bind1('take', gathered, max(min(offset, np.int32(size - 1)), np.int32(0)), axis=ax)
+        here = jnp.logical_and(ge(offset, np.int32(0)), lt(offset, np.int32(size)))
+        here = reshape(here, [dim if d == ax else 1 for d in range(len(shape))])
+        inside = here if inside is None else jnp.logical_and(inside, here)
+    if inside is None:
+        return update
+    return select(jnp.broadcast_to(inside, shape), gathered, operand)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    starts = [np.int32(0)] * len(core.aval_of(operand).shape)
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis):
+    ushape = list(core.aval_of(update).shape)
+    if len(ushape) == len(core.aval_of(operand).shape) - 1:
+        ushape.insert(axis, 1)
+        update = reshape(update, ushape)
+    return dynamic_update_slice_in_dim(operand, update, index, axis)

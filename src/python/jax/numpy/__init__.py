@@ -11,15 +11,38 @@ from jax._src import core, dtypes
 from jax._src.core import Array, ArrayImpl, Tracer, bind1
 
 # dtypes and constants
-bool_ = _np.bool_
-int32 = _np.int32
-int64 = _np.int64
-float16 = _np.float16
-float32 = _np.float32
-float64 = _np.float64
+
+class _ScalarMeta(type):
+    """jnp.float32 and friends: usable as a dtype anywhere numpy takes one
+    (np.dtype reads their `dtype`), and callable like JAX's, giving an Array."""
+
+    def __call__(cls, x=0):
+        return asarray(x, dtype=cls.dtype)
+
+    def __repr__(cls):
+        return f"<class 'jax.numpy.{cls.__name__}'>"
+
+    def __instancecheck__(cls, x):
+        return isinstance(x, cls.scalar_type) or (isinstance(x, Array) and x.dtype == cls.dtype)
+
+
+def _scalar_type(name, np_type):
+    return _ScalarMeta(name, (), {'dtype': _np.dtype(np_type), 'scalar_type': np_type})
+
+
+bool_ = _scalar_type('bool_', _np.bool_)
+int32 = _scalar_type('int32', _np.int32)
+int64 = _scalar_type('int64', _np.int64)
+float16 = _scalar_type('float16', _np.float16)
+float32 = _scalar_type('float32', _np.float32)
+float64 = _scalar_type('float64', _np.float64)
+uint8 = _scalar_type('uint8', _np.uint8)
 bfloat16 = dtypes.bfloat16
-uint8 = _np.uint8
+float_ = float64  # as in JAX: canonicalized to float32 unless jax_enable_x64
+int_ = int64
 dtype = _np.dtype
+finfo = _np.finfo
+iinfo = _np.iinfo
 ndarray = Array
 pi = math.pi
 e = math.e
@@ -47,8 +70,7 @@ def asarray(a, dtype=None, copy=None):
         out = stack([asarray(x) for x in a])
         return out if dtype is None else out.astype(dtype)
     if isinstance(a, (bool, int, float)) and dtype is None:
-        dt, _ = dtypes.python_scalar_dtype(a)
-        return ArrayImpl(core.to_spmd_array(_np.asarray(a, dt)))
+        return ArrayImpl(core.to_spmd_array(a))  # checks the int fits, as JAX does
     arr = _np.asarray(a, dtype=dtype)
     return ArrayImpl(core.to_spmd_array(arr, dtypes.canonicalize(arr.dtype)))
 
@@ -64,9 +86,19 @@ def _flat(xs):
 array = asarray
 
 
+def _static_shape(shape):
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    for d in dims:
+        if isinstance(d, Tracer):
+            raise core._concretization_error(
+                d, TypeError, f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.',
+                'shape')
+    return tuple(int(d) for d in dims)
+
+
 def _creation(shape, dtype, fill):
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_float()
-    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    shape = _static_shape(shape)
     return ArrayImpl(core.to_spmd_array(_np.full(shape, fill, dtype=dt)))
 
 
@@ -86,8 +118,22 @@ def full(shape, fill_value, dtype=None):
     return _creation(shape, dtype, fill_value)
 
 
+empty = zeros
+
+
+def identity(n, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+def copy(a):
+    return asarray(a)
+
+
 def zeros_like(a, dtype=None):
     return zeros(_aval(a).shape, dtype or _aval(a).dtype)
+
+
+empty_like = zeros_like
 
 
 def ones_like(a, dtype=None):
@@ -160,18 +206,69 @@ arccos = _unary('acos', True)
 arctan = _unary('atan', True)
 floor = _unary('floor')
 ceil = _unary('ceil')
-round = _unary('round')
+_round = _unary('round')
+
+
+def round(a, decimals=0):
+    if decimals == 0:
+        return _round(a)
+    x = _as_array(a)
+    if _aval(x).dtype.kind in 'biu':
+        return x
+    scale = 10.0 ** decimals
+    return divide(_round(multiply(x, scale)), scale)
+
+
+around = round
+rint = _round
 isnan = _unary('is_nan')
 isinf = _unary('is_inf')
 isfinite = _unary('is_finite')
 logical_not = _unary('not')
 reciprocal = _unary('reciprocal', True)
+fabs = absolute
+bitwise_not = invert = logical_not
+
+
+def positive(x):
+    return _as_array(x)
+
+
+def _via_float64(f):
+    """log2/log10/exp2 as log/exp scaled in float64, so exact powers stay exact
+    (log2(8) is 3.0), then back to the input's float type."""
+    def g(x):
+        x = _as_array(x)
+        dt = _aval(x).dtype if _aval(x).dtype.kind == 'f' else dtypes.default_float()
+        return lax.convert_element_type(f(lax.convert_element_type(x, _np.float64)), dt)
+    return g
+
+
+log2 = _via_float64(lambda x: divide(log(x), _np.float64(math.log(2.0))))
+log10 = _via_float64(lambda x: divide(log(x), _np.float64(math.log(10.0))))
+exp2 = _via_float64(lambda x: exp(multiply(x, _np.float64(math.log(2.0)))))
+
+
+def _check_arraylike(name, *args):
+    """JAX's check: numpy functions take arrays and scalars, not lists."""
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple)):
+            raise TypeError(f'{name} requires ndarray or scalar arguments, got {type(a)} at position {i}.')
+
+
+_NUMPY_NAMES = {'sub': 'subtract', 'mul': 'multiply', 'div': 'true_divide', 'rem': 'remainder', 'pow': 'power',
+                'max': 'maximum', 'min': 'minimum', 'eq': 'equal', 'ne': 'not_equal', 'lt': 'less',
+                'le': 'less_equal', 'gt': 'greater', 'ge': 'greater_equal', 'and': 'bitwise_and',
+                'or': 'bitwise_or', 'xor': 'bitwise_xor', 'atan2': 'arctan2', 'floor_div': 'floor_divide'}
 
 
 def _binary(prim):
+    name = _NUMPY_NAMES.get(prim, prim)
+
     def f(x, y):
+        _check_arraylike(name, x, y)
         return bind1(prim, _operand(x), _operand(y))
-    f.__name__ = prim
+    f.__name__ = name
     return f
 
 
@@ -197,6 +294,25 @@ bitwise_and = _binary('and')
 bitwise_or = _binary('or')
 bitwise_xor = _binary('xor')
 arctan2 = _binary('atan2')
+pow = power
+
+
+def fmax(x, y):
+    x, y = _as_array(x), _as_array(y)
+    return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
+
+
+def fmin(x, y):
+    x, y = _as_array(x), _as_array(y)
+    return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = _as_array(a), _as_array(b)
+    close = less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b))))
+    if equal_nan:
+        close = logical_or(close, logical_and(isnan(a), isnan(b)))
+    return close
 
 
 def where(condition, x=None, y=None):
@@ -301,6 +417,28 @@ def _arg(prim):
 
 argmax = _arg('argmax')
 argmin = _arg('argmin')
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    return sum(not_equal(_as_array(a), 0), axis=axis, keepdims=keepdims)
+
+
+def _cumulative(prim):
+    def f(a, axis=None, dtype=None):
+        x = _as_array(a)
+        if axis is None:
+            x, axis = ravel(x), 0
+        if dtype is not None:
+            x = lax.convert_element_type(x, dtype)
+        elif _aval(x).dtype == _np.bool_:
+            x = lax.convert_element_type(x, dtypes.default_int())
+        return bind1(prim, x, axis=_axes(axis, _aval(x).ndim)[0])
+    f.__name__ = prim
+    return f
+
+
+cumsum = _cumulative('cumsum')
+cumprod = _cumulative('cumprod')
 
 
 # --- shapes -------------------------------------------------------------------
@@ -426,12 +564,39 @@ def outer(a, b):
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
+def inner(a, b):
+    a, b = _as_array(a), _as_array(b)
+    if _aval(a).ndim == 0 or _aval(b).ndim == 0:
+        return multiply(a, b)
+    if _aval(b).ndim == 1:
+        return matmul(a, b)
+    return matmul(a, swapaxes(b, -1, -2))
+
+
+def vdot(a, b):
+    return sum(multiply(ravel(_as_array(a)), ravel(_as_array(b))))
+
+
 def astype(x, dtype):
     return lax.convert_element_type(_as_array(x), dtype)
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08):
-    return all(less_equal(abs(subtract(a, b)), add(atol, multiply(rtol, abs(b)))))
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def result_type(*args):
+    """The dtype JAX's promotion gives `args` (weak Python scalars included):
+    the add kernel's own rule on one-element values."""
+    vals = [zeros((), a) if isinstance(a, (type, _np.dtype, str)) else _as_array(a) for a in args]
+    out = vals[0]
+    for v in vals[1:]:
+        out = add(zeros((), out.dtype) if not _aval(out).weak_type else out, v)
+    return _aval(out).dtype
+
+
+def promote_types(a, b):
+    return result_type(dtypes.dtype(a), dtypes.dtype(b))
 
 
 def array_equal(a1, a2):
@@ -440,4 +605,8 @@ def array_equal(a1, a2):
     return all(equal(a1, a2))
 
 
+from jax.numpy._manipulation import *  # noqa: E402,F401,F403
+from jax.numpy._sorting import *  # noqa: E402,F401,F403
+from jax.numpy._einsum import einsum  # noqa: E402,F401
+from jax.numpy import linalg  # noqa: E402,F401
 from jax.numpy import _methods  # noqa: E402  (installs the array methods and operators)

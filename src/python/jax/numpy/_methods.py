@@ -119,17 +119,44 @@ def _getitem(self, key):
     encoded = [_static_item(i) for i in items]
     if all(e is not None for e in encoded):
         return core.bind1('index', self, items=tuple(v for e in encoded for v in e))
-    # A traced (or array) index on one axis: take along that axis.
-    if len(items) == 1:
-        idx = items[0]
+    # One integer array (or traced integer) among static items: the static
+    # part first, then a take along the axis the array indexes.
+    dynamic = [k for k, e in enumerate(encoded) if e is None]
+    if len(dynamic) == 1 and Ellipsis not in items[:dynamic[0]]:
+        k = dynamic[0]
+        idx = items[k]
+        if isinstance(idx, (list, tuple)):
+            idx = jnp.asarray(idx)
         idx = idx if isinstance(idx, Array) else jnp.asarray(idx)
+        if idx.dtype == _np.bool_:
+            raise IndexError('boolean indices are not supported: their result shape depends on the data; '
+                             'use jnp.where(mask, x, 0) instead')
         if idx.dtype.kind not in 'iu':
             raise IndexError(f'indices must be integers, got {idx.dtype.name}')
-        n = self.shape[0]
+        static = list(items)
+        static[k] = slice(None)
+        base = self[tuple(static)] if any(i != slice(None) for i in static) else self
+        # The indexed axis in `base`: items before it that keep or add an axis.
+        axis = 0
+        for i in items[:k]:
+            if i is None or isinstance(i, slice):
+                axis += 1
+        n = base.shape[axis]
         idx = jnp.where(jnp.less(idx, 0), jnp.add(idx, n), idx)
-        return core.bind1('take', self, idx, axis=0)
+        return core.bind1('take', base, idx, axis=axis)
     raise NotImplementedError(f'spmdsim does not support this index yet: {key!r}; '
-                              'use static ints and slices, or one integer array on the first axis')
+                              'use static ints and slices, or one integer array')
+
+
+def _setitem(self, key, value):
+    err = TypeError(f"'{type(self).__name__}' object does not support item assignment. JAX arrays are immutable. "
+                    'Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] method: '
+                    'https://jax.readthedocs.io/en/latest/_autosummary/jax.numpy.ndarray.at.html')
+    err._spmd_hint = 'write x = x.at[idx].set(y): it returns a new array'
+    raise err
+
+
+Array.__setitem__ = _setitem
 
 
 Array.__getitem__ = _getitem

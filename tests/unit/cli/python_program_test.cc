@@ -1,0 +1,203 @@
+// Python programs through `spmd run`, in-process (the embedded CPython):
+// tracing (once per signature, jaxpr text), JAX's errors at the user's
+// expression, Python exceptions and syntax errors as reports, and
+// disable_jit per device.
+
+#include <catch2/catch.hpp>
+
+#include "cli/scenario_runner.h"
+#include "support/temp_scenario.h"
+
+using namespace spmd;
+using namespace spmd::cli;
+
+namespace {
+
+RunOutcome run_python(const std::string& name, const std::string& text, RunSettings s = {}) {
+  return spmd::testing::run_temp_scenario("spmd_cpython_test", name, text, std::move(s));
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("cpython: pmap traces once per signature; make_jaxpr prints JAX's text", "[cli][cpython]") {
+  RunOutcome o = run_python("trace_once.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+traces = []
+def f(x):
+    traces.append(x.shape)
+    return lax.psum(x * 2.0, 'i')
+g = jax.pmap(f, axis_name='i')
+print(g(jnp.arange(4.0)))
+print(g(jnp.ones(4)))
+print(g(jnp.ones((4, 2)))[0])
+print(traces)
+print(jax.make_jaxpr(f, axis_env=[('i', 4)])(jnp.ones(3)))
+)",
+                            RunSettings{.devices = 4});
+  REQUIRE(o.exit_code == 0);
+  REQUIRE(o.stdout_text ==
+          "[12. 12. 12. 12.]\n"
+          "[8. 8. 8. 8.]\n"
+          "[8. 8.]\n"
+          "[(), (2,)]\n"
+          "{ lambda ; a:f32[3]. let\n"
+          "    b:f32[3] = mul a 2.0:f32[]\n"
+          "    c:f32[3] = psum[axes=('i',)] b\n"
+          "  in (c,) }\n");
+  REQUIRE(o.pmap_runs == 3);
+}
+
+TEST_CASE("cpython: a Python `if` on a traced value is JAX's error at the expression", "[cli][cpython]") {
+  RunOutcome o = run_python("python_if.py", R"(import jax
+import jax.numpy as jnp
+
+def f(x):
+    if x > 0:
+        return x
+    return -x
+
+jax.pmap(f)(jnp.arange(8.0))
+)");
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "TracerBoolConversionError");
+  REQUIRE(o.report->where.line == 5);
+  REQUIRE(o.report->where.column == 8);
+  REQUIRE(contains(o.report->message, "Attempted boolean conversion of traced array with shape bool[]."));
+  REQUIRE(contains(o.report->message, "the argument x"));
+  REQUIRE(contains(o.report->hint, "lax.cond"));
+}
+
+TEST_CASE("cpython: a Python exception reports its class, line and a traceback of the user's frames", "[cli][cpython]") {
+  RunOutcome o = run_python("zero_division.py", R"(import jax.numpy as jnp
+
+def ratio(a, b):
+    return a / b
+
+x = jnp.ones(3)
+print(ratio(1, 0))
+)");
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "ZeroDivisionError");
+  REQUIRE(o.report->message == "division by zero");
+  REQUIRE(o.report->where.line == 4);
+  REQUIRE(o.report->where.column == 12);
+  REQUIRE(o.report->source_line == "    return a / b");
+  REQUIRE(o.report->details.front() == "Traceback (most recent call last):");
+  REQUIRE(o.report->details.back() == "ZeroDivisionError: division by zero");
+  for (const std::string& line : o.report->details) REQUIRE_FALSE(contains(line, "src/python/jax"));
+}
+
+TEST_CASE("cpython: a syntax error exits 2 with file, line and column", "[cli][cpython]") {
+  RunOutcome o = run_python("syntax.py", "import jax\nx = (1,\ny = 2\n");
+  REQUIRE(o.exit_code == 2);
+  REQUIRE(o.report->kind == "SyntaxError");
+  REQUIRE(o.report->where.line == 2);
+  REQUIRE(o.report->where.column == 5);
+  REQUIRE(o.report->message == "'(' was never closed");
+}
+
+TEST_CASE("cpython: a missing import names the line to add", "[cli][cpython]") {
+  RunOutcome o = run_python("no_lax.py", "import jax\nprint(lax.psum)\n");
+  REQUIRE(o.report->kind == "NameError");
+  REQUIRE(o.report->hint == "add `from jax import lax` at the top of the program");
+}
+
+TEST_CASE("cpython: under disable_jit each device runs Python; a skipped psum is still a deadlock", "[cli][cpython]") {
+  RunOutcome o = run_python("eager_deadlock.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+
+def f(x):
+    print("device value", float(x))
+    if float(x) == 1.0:
+        return x
+    return lax.psum(x, 'i')
+
+with jax.disable_jit():
+    jax.pmap(f, axis_name='i')(jnp.arange(3.0))
+)",
+                            RunSettings{.devices = 3});
+  REQUIRE(o.exit_code == 3);
+  REQUIRE(o.report->kind == "Deadlock");
+  REQUIRE(o.report->where.line == 9);
+  REQUIRE(o.stdout_text == "device value 0.0\ndevice value 1.0\ndevice value 2.0\n");
+  REQUIRE(o.devices.size() == 3);
+  REQUIRE(o.devices[1].state == "finished");
+  REQUIRE(o.devices[0].state == "waiting");
+}
+
+TEST_CASE("cpython: a Python exception on one device under disable_jit is that device's error", "[cli][cpython]") {
+  RunOutcome o = run_python("eager_raise.py", R"(import jax
+import jax.numpy as jnp
+from jax import lax
+
+def f(x):
+    if float(x) == 2.0:
+        raise ValueError("bad shard")
+    return lax.psum(x, 'i')
+
+with jax.disable_jit():
+    jax.pmap(f, axis_name='i')(jnp.arange(4.0))
+)",
+                            RunSettings{.devices = 4});
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "ValueError");
+  REQUIRE(o.report->message == "bad shard");
+  REQUIRE(o.report->device == 2);
+  REQUIRE(o.report->where.line == 7);
+}
+
+TEST_CASE("cpython: the program's XLA_FLAGS device count is honoured; --devices wins and says so", "[cli][cpython]") {
+  const char* program = R"(import os
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=3"
+import jax
+import jax.numpy as jnp
+print(jax.device_count(), jax.pmap(lambda x: x + 1)(jnp.zeros(jax.device_count())))
+)";
+  RunOutcome own = run_python("xla_flags.py", program);
+  REQUIRE(own.exit_code == 0);
+  REQUIRE(own.stdout_text == "3 [1. 1. 1.]\n");
+  REQUIRE(own.device_count == 3);
+  RunOutcome forced = run_python("xla_flags_forced.py", program, RunSettings{.devices = 2});
+  REQUIRE(forced.stdout_text == "2 [1. 1.]\n");
+  RunOutcome late = run_python("late_config.py", R"(import jax
+print(jax.device_count())
+jax.config.update("jax_num_cpu_devices", 4)
+)");
+  REQUIRE(late.report->kind == "RuntimeError");
+  REQUIRE(late.report->where.line == 3);
+}
+
+TEST_CASE("cpython: a JAX library spmdsim does not provide is named, with what to do", "[cli][cpython]") {
+  RunOutcome o = run_python("flax.py", "import flax.linen as nn\nimport jax\n");
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "ModuleNotFoundError");
+  REQUIRE(o.report->message ==
+          "No module named 'flax': spmdsim provides jax itself, not flax (a neural-network library over JAX)");
+  REQUIRE(o.report->where.line == 1);
+  REQUIRE(contains(o.report->hint, "jax.numpy and jax.lax"));
+}
+
+TEST_CASE("cpython: a pmapped method binds self, static as JAX's static_broadcasted_argnums=0", "[cli][cpython]") {
+  RunOutcome o = run_python("method.py", R"(from functools import partial
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    @partial(jax.pmap, axis_name='i', static_broadcasted_argnums=0)
+    def step(self, x):
+        return lax.psum(x * self.scale, 'i')
+
+print(Model(3.0).step(jnp.arange(2.0)))
+)",
+                            RunSettings{.devices = 2});
+  REQUIRE(o.exit_code == 0);
+  REQUIRE(o.stdout_text == "[3. 3.]\n");
+}
