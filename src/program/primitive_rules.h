@@ -3,11 +3,16 @@
 // outside primitives.cc (one concept per file); primitives.cc registers them.
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "spmd/program/primitive.h"
 
 namespace spmd::program::rules {
+
+/// TypeError "<primitive>: <message>": a primitive's operands or parameters
+/// do not fit it (abstract evaluation's error, as JAX raises at trace time).
+[[noreturn]] void type_error(const Primitive& p, const std::string& message);
 
 // sort(*operands; dimension, num_keys): every operand reordered along
 // `dimension` by the first operand's values, stably (lax.sort).

@@ -20,10 +20,6 @@ std::uint64_t splitmix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-[[noreturn]] void type_error(const Primitive& p, const std::string& message) {
-  throw InvalidArgument(make_report("TypeError", p.name + ": " + message));
-}
-
 }  // namespace
 
 std::vector<Aval> random_bits_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,

@@ -12,11 +12,11 @@
 
 namespace spmd::program::rules {
 
-namespace {
-
-[[noreturn]] void type_error(const Primitive& p, const std::string& message) {
+void type_error(const Primitive& p, const std::string& message) {
   throw InvalidArgument(make_report("TypeError", p.name + ": " + message));
 }
+
+namespace {
 
 // NaNs sort last, as in numpy and JAX.
 bool less_with_nan_last(double a, double b) {

@@ -340,7 +340,9 @@ std::vector<Array> stack_outputs(const PmapPlan& plan, const std::vector<std::ve
                "out_axes=None for " + out_label(o, j) + " but its value differs between devices (" +
                    contexts[0]->label + " and " + contexts[i]->label + " differ)",
                "out_axes=None returns one copy, so it is only for values equal on every device (e.g. the result "
-               "of a psum); use out_axes=0 to stack per-device values");
+               "of a psum or pmean); parameters updated from each device's own gradients differ unless the "
+               "gradients are averaged first (grads = lax.pmean(grads, axis_name)); use out_axes=0 to stack "
+               "per-device values");
         }
       }
       Array copy = Array::uninitialized(first.shape(), first.dtype(), "pmap output");

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The CPython front end against its peers, side by side in one run (issue:
-# real Python): medians of REPS runs each, alternating, of
-#   - `spmd run --frontend cpython small.py` against `python3 -c 'import numpy'`
-#     (goal: at most 100 ms more), and against the scenario front end;
-#   - a 100-step 8-device training loop (training_loop.py) on both front ends
-#     (goal: the CPython front end no slower).
+# `spmd run` against its peers, side by side in one run (issue 14, real
+# Python): medians of REPS runs each, alternating, of
+#   - `spmd run small.py` against `python3 -c 'import numpy'` (goal: at most
+#     100 ms more);
+#   - a 100-step 8-device training loop (training_loop.py) through `spmd run`
+#     and through a plain python3 with the _spmd extension (the same package,
+#     not embedded). The deleted Python-subset interpreter's figures for the
+#     same two programs are in the README (0.03-0.07 s and 0.13-0.15 s).
 #
 #   tools/bench/frontend/run.sh [BUILD_DIR]     # default ./build; REPS=7
 set -euo pipefail
@@ -24,13 +26,14 @@ seconds() {  # wall seconds of one run of "$@", output discarded
 median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
 
 declare -A runs
-cases=(numpy small_cpython small_scenario loop_cpython loop_scenario)
+src=$(cd "$here/../../../src/python" && pwd)
+cases=(numpy small_spmd_run loop_spmd_run loop_python3)
 for ((r = 0; r < reps; r++)); do
   runs[numpy]+="$(seconds /usr/bin/python3 -c 'import numpy')"$'\n'
-  runs[small_cpython]+="$(seconds "$spmd" run --frontend cpython --devices 8 "$here/small.py")"$'\n'
-  runs[small_scenario]+="$(seconds "$spmd" run --frontend scenario --devices 8 "$here/small.py")"$'\n'
-  runs[loop_cpython]+="$(seconds "$spmd" run --frontend cpython --devices 8 "$here/training_loop.py")"$'\n'
-  runs[loop_scenario]+="$(seconds "$spmd" run --frontend scenario --devices 8 "$here/training_loop.py")"$'\n'
+  runs[small_spmd_run]+="$(seconds "$spmd" run --devices 8 "$here/small.py")"$'\n'
+  runs[loop_spmd_run]+="$(seconds "$spmd" run --devices 8 "$here/training_loop.py")"$'\n'
+  runs[loop_python3]+="$(seconds env PYTHONPATH="$src:$build/python" XLA_FLAGS=--xla_force_host_platform_device_count=8 \
+    /usr/bin/python3 "$here/training_loop.py")"$'\n'
 done
 for c in "${cases[@]}"; do
   printf '%-16s median %s s over %d runs\n' "$c" "$(printf '%s' "${runs[$c]}" | median)" "$reps"

@@ -1,5 +1,6 @@
 # A 100-step data-parallel training loop on 8 devices (linear regression,
-# gradients written out, pmean): the same file runs on both front ends.
+# gradients written out, pmean): the same file runs through `spmd run` and a
+# plain python3 with the _spmd extension.
 import jax
 import jax.numpy as jnp
 from jax import lax
