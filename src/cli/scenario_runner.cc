@@ -182,10 +182,12 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     if (r.where.valid() && r.source_line.empty() && settings.path == r.where.file) {
       r.source_line = line_of(text, r.where.line);
     }
-    if (r.devices.empty()) r.devices = outcome.devices;
+    // A report shows the devices of the run it happened in; an error outside
+    // any run (host code, tracing) shows none, never an earlier run's. The
+    // outcome keeps the latest run's statuses either way (--format json).
     outcome.exit_code = exit_code_for_kind(r.kind);
     outcome.status = status_for_kind(r.kind);
-    outcome.devices = r.devices;
+    if (!r.devices.empty()) outcome.devices = r.devices;
     outcome.report = std::move(r);
   };
   try {

@@ -162,10 +162,15 @@ class _PmappedFunction:
         fname = getattr(self.fun, '__name__', 'fun')
         for s in self.static:
             if not -len(args) <= s < len(args):
-                raise ValueError(
+                err = ValueError(
                     f'pmapped function has static_broadcasted_argnums={self.static} but was called with only '
                     f'{len(args)} positional argument{"s" if len(args) != 1 else ""}. All static broadcasted '
                     'arguments must be passed positionally.')
+                names = _parameter_names(self.fun, s + 1) if s >= 0 else []
+                if s >= 0 and names[s] in kwargs:
+                    err._spmd_hint = (f'{fname}() got {names[s]}= by keyword; static_broadcasted_argnums counts '
+                                      f'positions, so pass it as positional argument {s}')
+                raise err
         static_pos = {s % len(args) for s in self.static}
         dyn_pos = [i for i in range(len(args)) if i not in static_pos]
         dyn_args = tuple(args[i] for i in dyn_pos)

@@ -211,8 +211,27 @@ def pshuffle(x, axis_name, perm):
     return ppermute(x, axis_name, [(int(src), i) for i, src in enumerate(perm)])
 
 
+def _check_permutation(perm):
+    """As JAX checks when it traces a ppermute: each device sends at most one
+    value and receives at most one."""
+    for what, index, verb in (('sources', 0, 'send'), ('destinations', 1, 'receive')):
+        seen = {}
+        for pair in perm:
+            seen.setdefault(int(pair[index]), []).append(int(pair[1 - index]))
+        repeated = {k: v for k, v in seen.items() if len(v) > 1}
+        if repeated:
+            k, others = next(iter(repeated.items()))
+            err = ValueError(f'ppermute {what} must be unique, got perm={list(perm)}: device {k} would {verb} '
+                             f'{"to" if index == 0 else "from"} devices {others}')
+            err._spmd_hint = ('a ppermute sends each device\'s value to at most one device and each device receives '
+                              'at most one value; a ring is [(i, (i + 1) % n) for i in range(n)]')
+            raise err
+
+
 def ppermute(x, axis_name, perm):
     axes = _axes_param(axis_name)
+    perm = [tuple(p) for p in perm]
+    _check_permutation(perm)
     flat = []
     for pair in perm:
         src, dst = pair
