@@ -42,7 +42,7 @@ sanitizer_configure "$mode" "$build_dir"
 fuzz=OFF
 [[ $mode == asan ]] && fuzz=ON
 targets=(spmd_tests)
-[[ $fuzz == ON ]] && targets+=(spmd_fuzz_scenario spmd_fuzz_trace spmd_fuzz_header)
+[[ $fuzz == ON ]] && targets+=(spmd_fuzz_program spmd_fuzz_trace spmd_fuzz_header)
 cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
 built=$(date +%s)
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 900 ${CTEST_ARGS:-}

@@ -1,4 +1,4 @@
-# spmd: devices=4 processes=2 expect=deadlock expect-line=21
+# spmd: devices=4 processes=2 expect=deadlock expect-line=23
 # spmd: expect-message=rank 1 finished after 1 collective
 # A multi-host bug that one process cannot show: on process 1 the step skips
 # its second psum. Alone (--num-processes 1) every device reaches both psums
@@ -6,11 +6,13 @@
 # on two hosts (the header asks for two; `spmd run` starts both and marks
 # their output [process r]), process 1 returns after one collective while
 # process 0 waits at the second: on GPUs both hang inside NCCL; spmdsim
-# reports a deadlock across processes at line 21, naming rank 1 "finished
+# reports a deadlock across processes at line 23, naming rank 1 "finished
 # after 1 collective" (exit code 3).
 import jax
 import jax.numpy as jnp
 from jax import lax
+
+jax.distributed.initialize()  # spmd run has started and connected the processes
 
 
 def step(x):

@@ -626,6 +626,21 @@ Arrays breakpoint_impl(const Primitive&, std::span<const Array> in, const Params
   return {};
 }
 
+// decision(; what, outcome): a branch Python took while tracing on a value
+// that differs between processes (an `if` on jax.process_index()). The
+// programs of two processes then differ; recorded as a decision on every
+// device, it is what a cross-process deadlock report (and replay) names.
+Avals decision_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 0);
+  (void)params.get<std::string>("what", p.name);
+  (void)params.get<std::int64_t>("outcome", p.name);
+  return {};
+}
+Arrays decision_impl(const Primitive& p, std::span<const Array>, const Params& params, SourceLoc loc) {
+  record_decision(params.get<std::string>("what", p.name), params.get<std::int64_t>("outcome", p.name), loc);
+  return {};
+}
+
 // --- control flow -----------------------------------------------------------
 
 // cond(index, *operands; branches): runs branches[clamp(index)] on the operands.
@@ -766,6 +781,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("xla_pmap", pmap_abstract, pmap_impl);
   add("debug_print", debug_print_abstract, debug_print_impl);
   add("debug_breakpoint", breakpoint_abstract, breakpoint_impl);
+  add("decision", decision_abstract, decision_impl);
   return r;
 }
 

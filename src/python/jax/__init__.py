@@ -17,7 +17,7 @@ from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structu
 from jax._src.transformations import (ShapeDtypeStruct, checkpoint, custom_jvp, custom_vjp, eval_shape, grad,
                                       hessian, jacfwd, jacrev, jvp, linearize, named_call, remat, value_and_grad,
                                       vjp, vmap)
-from jax import random, tree
+from jax import distributed, random, tree
 
 __version__ = '0.4.30+spmdsim'
 
@@ -31,6 +31,6 @@ host_id = process_index
 
 
 def __getattr__(name):
-    if name in ('sharding', 'experimental', 'distributed'):
+    if name in ('sharding', 'experimental'):
         raise AttributeError(f"spmdsim's jax does not provide jax.{name} yet (the new front end is being built)")
     raise AttributeError(f"module 'jax' has no attribute '{name}'")

@@ -18,7 +18,7 @@ using spmd::testing::write_temp_scenario;
 namespace {
 
 // Correct on one process; on two (its header asks for two), process 1 skips
-// the second psum (line 21).
+// the second psum (line 23).
 const std::string kSkipOnProcessOne = std::string(SPMD_SOURCE_DIR) + "/scenarios/multiprocess/process_skips_psum.py";
 
 // Process 1 feeds a longer array: same op, different shape.
@@ -54,7 +54,7 @@ TEST_CASE("cli::processes: one process is the plain run; the launcher runs N and
   REQUIRE(code == 3);  // the deadlock's exit code, the highest of the two
   REQUIRE(p.out() == "[process 1] 1 2 [6. 6. 6. 6.]\n");
   REQUIRE(has(p.err(), "[process 0] error[Deadlock]: deadlock across processes: rank 0 waits at psum over 'i' #1 (" +
-                           path + ":21:12) but rank 1 finished after 1 collective\n"));
+                           path + ":23:12) but rank 1 finished after 1 collective\n"));
   REQUIRE(has(p.err(), "[process 0]   reproduce: spmd run " + path +
                            " --devices 4 --threads 1 --seed 0 --num-processes 2\n"));
   REQUIRE(has(p.err(), "[process 1] spmd: ok: 1 pmap run on 4 virtual devices\n"));
@@ -259,7 +259,7 @@ TEST_CASE("cli::processes: each process traces to its own file; replaying them t
   REQUIRE(has(both.err(), "error[Deadlock]: deadlock: devices {0, 1} wait at psum over 'i' #1 (" + path +
                               ":8:12) but device 2 returned after 1 collective; device 3 returned after 1 collective\n"));
   REQUIRE(has(both.err(), "first differing decision: if at " + path +
-                              ":6:5: was false on devices {0, 1}; was true on devices {2, 3}\n"));
+                              ":6:8: was false on devices {0, 1}; was true on devices {2, 3}\n"));
   REQUIRE(has(both.err(), "reproduce: spmd replay " + t0 + " " + t1 + "\n"));
 
   // Alone, a process's trace is a part of the run, and says so.

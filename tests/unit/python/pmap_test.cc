@@ -240,3 +240,31 @@ jax.pmap(f)(jnp.ones(4), [jnp.ones(4), jnp.ones(3)])
   for (const auto& d : e.details) all += d + "\n";
   CHECK_THAT(all, Catch::Contains("'args[1][1]' of shape (3,)"));
 }
+
+TEST_CASE("python::distributed: initialize checks the run it is in", "[python][distributed]") {
+  // One process: a plain call and one that matches are fine, and the device
+  // count may still be set afterwards (no runtime was started).
+  auto ok = run(R"PY(
+import jax
+jax.distributed.initialize()
+print(jax.distributed.is_initialized())
+jax.config.update('jax_num_cpu_devices', 2)
+print(jax.process_index(), jax.process_count())
+)PY");
+  CHECK(ok.out == "True\n0 1\n");
+  auto same = run("import jax\njax.distributed.initialize(num_processes=1, process_id=0)\nprint('joined')\n");
+  CHECK(same.out == "joined\n");
+
+  Report r = run_error<ProgramError>(
+      "import jax\njax.distributed.initialize(coordinator_address='10.0.0.1:1234', num_processes=2, process_id=0)\n");
+  CHECK(r.kind == "RuntimeError");
+  CHECK(r.message == "jax.distributed.initialize(num_processes=2) but this run has 1 process");
+  CHECK(r.hint ==
+        "start the run with spmd run --num-processes 2 (or a processes=2 header): spmd starts and connects the "
+        "processes itself");
+  CHECK(r.where.line == 2);
+
+  r = run_error<ProgramError>("import jax\njax.distributed.initialize()\njax.distributed.initialize()\n");
+  CHECK(r.message == "jax.distributed.initialize should only be called once.");
+  CHECK(r.where.line == 3);
+}

@@ -56,8 +56,42 @@ def local_device_count(backend=None):
     return _spmd.local_device_count()
 
 
+class _HostDecision(int):
+    """A comparison of jax.process_index(): a Python `if` on it inside a traced
+    function is recorded in the program, so the processes whose programs
+    differ because of it are told which `if` it was."""
+
+    def __bool__(self):
+        taken = int(self) != 0
+        if core.current_trace() is not None:
+            core.bind('decision', what='if', outcome=int(taken))
+        return taken
+
+
+class _ProcessIndex(int):
+    def __repr__(self):
+        return int.__repr__(self)
+
+    def __bool__(self):
+        return bool(_HostDecision(int(self)))
+
+    __str__ = __repr__
+    __hash__ = int.__hash__
+
+
+def _compare(op):
+    def f(self, other):
+        r = getattr(int, op)(self, other)
+        return r if r is NotImplemented else _HostDecision(r)
+    return f
+
+
+for _op in ('__eq__', '__ne__', '__lt__', '__le__', '__gt__', '__ge__'):
+    setattr(_ProcessIndex, _op, _compare(_op))
+
+
 def process_index(backend=None):
-    return _spmd.process_index()
+    return _ProcessIndex(_spmd.process_index())
 
 
 def process_count(backend=None):
