@@ -3,6 +3,9 @@ if(SPMD_SANITIZE)
   set(_san "-fsanitize=${SPMD_SANITIZE}")
   add_compile_options(${_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(${_san})
+  # Tests that repeat a run many times repeat it fewer times where each run
+  # costs several times more (the leak tests).
+  add_compile_definitions(SPMD_SANITIZED=1)
   if(SPMD_SANITIZE MATCHES "address")
     # Device fibers run on stacks ASan does not know (Debian's Boost.Context
     # uses fcontext, which has no ASan fiber-switch hooks). An exception thrown

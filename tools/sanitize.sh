@@ -19,7 +19,9 @@ case "$mode" in
     build_dir=${BUILD_DIR:-build-asan}
     # detect_stack_use_after_return stays off: fibers switch stacks without
     # ASan's fake-stack annotations (Debian's Boost.Context uses fcontext).
-    export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=0:strict_init_order=1:abort_on_error=0:halt_on_error=1:print_summary=1:allow_user_segv_handler=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    # allocator_may_return_null: a program asking for terabytes must get
+    # Python's MemoryError, as it does unsanitized, not ASan's abort.
+    export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=0:strict_init_order=1:abort_on_error=0:halt_on_error=1:print_summary=1:allow_user_segv_handler=1:allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
     export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
     # The embedded CPython allocates its objects with malloc, not in its own

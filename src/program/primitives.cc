@@ -649,14 +649,55 @@ Avals cond_abstract(const Primitive& p, std::span<const Aval> in, const Params& 
   if (in.empty() || !in[0].shape.empty() || is_floating(in[0].dtype)) {
     type_error(p, "the branch index must be an integer or boolean scalar");
   }
-  return branches.at(0)->output_avals();
+  if (branches.empty()) type_error(p, "needs at least one branch");
+  const auto counts = params.get_or<std::vector<std::int64_t>>("capture_counts", {});
+  if (!counts.empty()) {
+    const auto slots = params.get<std::vector<std::int64_t>>("capture_slots", p.name);
+    if (counts.size() != branches.size()) type_error(p, "one capture count per branch");
+    std::size_t total = 0;
+    for (std::size_t b = 0; b < branches.size(); ++b) {
+      if (counts[b] < 0 || static_cast<std::size_t>(counts[b]) > branches[b]->inputs().size()) {
+        type_error(p, "branch " + std::to_string(b) + " captures more values than it has inputs");
+      }
+      total += static_cast<std::size_t>(counts[b]);
+    }
+    const std::size_t operands = branches[0]->inputs().size() - static_cast<std::size_t>(counts[0]);
+    if (slots.size() != total || 1 + operands > in.size()) type_error(p, "capture slots do not match the operands");
+    for (std::size_t b = 0; b < branches.size(); ++b) {
+      if (branches[b]->inputs().size() - static_cast<std::size_t>(counts[b]) != operands) {
+        type_error(p, "every branch takes the same operands");
+      }
+    }
+    for (std::int64_t slot : slots) {
+      if (slot < 0 || 1 + operands + static_cast<std::size_t>(slot) >= in.size()) {
+        type_error(p, "a capture slot is out of range");
+      }
+    }
+  }
+  return branches[0]->output_avals();
 }
+// Each branch's program takes the operands, then the outer values it
+// captured: capture_counts[b] of them, at capture_slots (flat, branch by
+// branch) among the captured values that follow the operands.
 Arrays cond_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
   const auto& branches = params.get<std::vector<ProgramRef>>("branches", p.name);
   std::int64_t i = in[0].element_as_int64(0);
   i = std::clamp<std::int64_t>(i, 0, static_cast<std::int64_t>(branches.size()) - 1);
   record_decision(params.get_or<std::string>("source", "lax.cond"), i, loc);
-  return execute(*branches[static_cast<std::size_t>(i)], in.subspan(1));
+  const Program& branch = *branches[static_cast<std::size_t>(i)];
+  const auto counts = params.get_or<std::vector<std::int64_t>>("capture_counts", {});
+  if (counts.empty()) return execute(branch, in.subspan(1));
+  const auto slots = params.get<std::vector<std::int64_t>>("capture_slots", p.name);
+  std::size_t first = 0;
+  for (std::int64_t b = 0; b < i; ++b) first += static_cast<std::size_t>(counts[static_cast<std::size_t>(b)]);
+  const auto own = static_cast<std::size_t>(counts[static_cast<std::size_t>(i)]);
+  const std::size_t operands = branch.inputs().size() - own;
+  std::vector<Array> args(in.begin() + 1, in.begin() + 1 + static_cast<std::ptrdiff_t>(operands));
+  const std::size_t captured_at = 1 + operands;
+  for (std::size_t k = 0; k < own; ++k) {
+    args.push_back(in[captured_at + static_cast<std::size_t>(slots[first + k])]);
+  }
+  return execute(branch, args);
 }
 
 // while(*cond_consts, *body_consts, *carry; cond_program, body_program, cond_nconsts, body_nconsts)
@@ -682,14 +723,15 @@ Arrays while_impl(const Primitive& p, std::span<const Array> in, const Params& p
   if (counted) {
     record_decision(what, std::max<std::int64_t>(carry[1].element_as_int64(0) - carry[0].element_as_int64(0), 0), loc);
   }
+  // The programs take the carry, then their captured constants.
   for (;;) {
-    std::vector<Array> args = cond_args;
-    args.insert(args.end(), carry.begin(), carry.end());
+    std::vector<Array> args = carry;
+    args.insert(args.end(), cond_args.begin(), cond_args.end());
     bool go = execute(*cond, args).at(0).element_as_bool(0);
     if (!counted) record_decision(what, go ? 1 : 0, loc);
     if (!go) break;
-    args = body_args;
-    args.insert(args.end(), carry.begin(), carry.end());
+    args = carry;
+    args.insert(args.end(), body_args.begin(), body_args.end());
     carry = execute(*body, args);
   }
   return carry;

@@ -88,7 +88,13 @@ TEST_CASE("cli::leaks: thousands of failing scenario runs in one process", "[cli
   }
   const int n = static_cast<int>(std::size(kCases));
   const int warmup = 2 * n;
+  // Each run loads spmdsim's jax package afresh into the embedded CPython
+  // (~40 ms here, several times that under a sanitizer).
+#ifdef SPMD_SANITIZED
+  const int runs = 300;
+#else
   const int runs = 1200;
+#endif
   std::size_t mappings = 0;
   for (int i = 0; i < warmup + runs; ++i) {
     if (i == warmup) mappings = mapping_count();

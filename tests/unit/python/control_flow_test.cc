@@ -241,3 +241,35 @@ print(jax.pmap(f, axis_name='i')(jnp.arange(8.0)))
   CHECK(one.out == four.out);
   CHECK_FALSE(one.out.empty());
 }
+
+TEST_CASE("python::lax: each branch and loop body is traced once, as in JAX", "[python][lax][tracing]") {
+  // Python inside a branch runs when the branch is traced, once, whatever
+  // the devices then take; captured outer values reach the branch that uses them.
+  auto r = run(R"PY(
+import jax
+import jax.numpy as jnp
+from jax import lax
+traced = []
+def f(x):
+    scale = x * 10
+    offset = x + 100
+    def big(v):
+        traced.append('big')
+        return v * scale
+    def small(v):
+        traced.append('small')
+        return v + offset
+    def body(c):
+        traced.append('body')
+        return c + scale + 1
+    def test(c):
+        traced.append('test')
+        return c < 50
+    return lax.cond(x > 1, big, small, x), lax.while_loop(test, body, x)
+print(jax.pmap(f)(jnp.arange(4)))
+print(traced)
+)PY");
+  CHECK(r.out ==
+        "(Array([100, 102,  40,  90], dtype=int32), Array([50, 56, 65, 65], dtype=int32))\n"
+        "['small', 'big', 'test', 'body']\n");  // branches in lax.cond's order: false, true
+}

@@ -7,6 +7,8 @@
 #     and through a plain python3 with the _spmd extension (the same package,
 #     not embedded). The deleted Python-subset interpreter's figures for the
 #     same two programs are in the README (0.03-0.07 s and 0.13-0.15 s).
+#   - the cost of one step in steady state: the same loop with 600 steps,
+#     minus the 100-step run, over 500.
 #
 #   tools/bench/frontend/run.sh [BUILD_DIR]     # default ./build; REPS=7
 set -euo pipefail
@@ -27,14 +29,17 @@ median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1
 
 declare -A runs
 src=$(cd "$here/../../../src/python" && pwd)
-cases=(numpy small_spmd_run loop_spmd_run loop_python3)
+cases=(numpy small_spmd_run loop_spmd_run loop_python3 loop600_spmd_run)
 for ((r = 0; r < reps; r++)); do
   runs[numpy]+="$(seconds /usr/bin/python3 -c 'import numpy')"$'\n'
   runs[small_spmd_run]+="$(seconds "$spmd" run --devices 8 "$here/small.py")"$'\n'
   runs[loop_spmd_run]+="$(seconds "$spmd" run --devices 8 "$here/training_loop.py")"$'\n'
   runs[loop_python3]+="$(seconds env PYTHONPATH="$src:$build/python" XLA_FLAGS=--xla_force_host_platform_device_count=8 \
     /usr/bin/python3 "$here/training_loop.py")"$'\n'
+  runs[loop600_spmd_run]+="$(seconds env STEPS=600 "$spmd" run --devices 8 "$here/training_loop.py")"$'\n'
 done
 for c in "${cases[@]}"; do
   printf '%-16s median %s s over %d runs\n' "$c" "$(printf '%s' "${runs[$c]}" | median)" "$reps"
 done
+per_step=$(echo "($(printf '%s' "${runs[loop600_spmd_run]}" | median) - $(printf '%s' "${runs[loop_spmd_run]}" | median)) / 500 * 1000" | bc -l)
+printf 'one step (steady state, spmd run): %.3f ms\n' "$per_step"

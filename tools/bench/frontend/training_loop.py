@@ -1,6 +1,8 @@
-# A 100-step data-parallel training loop on 8 devices (linear regression,
+# A 100-step (STEPS=N: N-step) data-parallel training loop on 8 devices (linear regression,
 # gradients written out, pmean): the same file runs through `spmd run` and a
 # plain python3 with the _spmd extension.
+import os
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -17,6 +19,6 @@ n = jax.device_count()
 x = jnp.reshape(jnp.arange(n * 16 * 4, dtype=jnp.float32) / 512.0, (n, 16, 4))
 y = jnp.sum(x, axis=2)
 w = jnp.zeros(4)
-for _ in range(100):
+for _ in range(int(os.environ.get('STEPS', '100'))):
     w = train(w, x, y)[0]
 print(w)

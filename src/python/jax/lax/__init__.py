@@ -279,54 +279,20 @@ def _run_branches(what, index, branches, operands):
             return b(*in_tree.unflatten(list(xs)))
         progs.append(core.trace_function(flat_fun, avals, what))
     _check_same_outputs(what, progs)
-    # Each branch may capture different outer values: every branch gets all of
-    # them as extra inputs, in one order.
-    captured, seen = [], {}
+    # Each branch is traced once (as in JAX: its Python runs once). Its
+    # program takes the operands, then the outer values it captured; the cond
+    # takes every branch's captures once, and each branch's slots say which.
+    captured, seen, counts, slots = [], {}, [], []
     for _, _, caps in progs:
+        counts.append(len(caps))
         for c in caps:
             if id(c) not in seen:
                 seen[id(c)] = len(captured)
                 captured.append(c)
-    programs = [_with_inputs(b, in_tree, avals, captured, what) for b in branches]
-    outs = bind('cond', index, *leaves, *captured, branches=tuple(p for p, _ in programs), source=what)
+            slots.append(seen[id(c)])
+    outs = bind('cond', index, *leaves, *captured, branches=tuple(p for p, _, _ in progs), capture_counts=tuple(counts),
+                capture_slots=tuple(slots), source=what)
     return progs[0][1].unflatten(outs)
-
-
-def _with_inputs(fun, in_tree, avals, captured, what):
-    """Re-traces `fun` so its program takes the operands and then every value in
-    `captured` (in that order), whichever of them it uses."""
-    cap_avals = [c.aval for c in captured]
-
-    def flat_fun(*xs):
-        ops = xs[:len(avals)]
-        caps = xs[len(avals):]
-        token = _CaptureMap(captured, caps)
-        with token:
-            return fun(*in_tree.unflatten(list(ops)))
-    program, tree, extra = core.trace_function(flat_fun, avals + cap_avals, what)
-    assert not extra, 'every captured value is an input'
-    return program, tree
-
-
-class _CaptureMap:
-    """While a branch is re-traced, its trace maps each outer value to the input
-    that stands for it, so the branch reads inputs instead of capturing again."""
-
-    def __init__(self, outers, inners):
-        self.outers, self.inners = outers, inners
-
-    def __enter__(self):
-        trace = core.current_trace()
-        for o, i in zip(self.outers, self.inners):
-            trace._captured_ids[id(o)] = len(trace.captured)
-            trace.captured.append((o, i))
-        self.trace = trace
-        self.count = len(self.outers)
-
-    def __exit__(self, *exc):
-        del self.trace.captured[:self.count]
-        self.trace._captured_ids.clear()
-        return False
 
 
 def _eager():
@@ -390,8 +356,6 @@ def _while(what, cond_fun, body_fun, init_val):
         raise TypeError(f'{what}: body_fun output and input must have identical types, got input '
                         f'{_describe(tree, [(a.shape, a.dtype.name, a.weak_type) for a in avals])} and output '
                         f'{_describe(body_tree, body_prog.out_avals)}')
-    cond_prog = _reorder_captures(cond_fun, tree, avals, cond_caps, what)
-    body_prog = _reorder_captures(body_fun, tree, avals, body_caps, what)
     carry = [convert_element_type(l, a.dtype) if core.aval_of(l).weak_type else l for l, a in zip(leaves, avals)]
     outs = bind('while', *cond_caps, *body_caps, *carry, cond_jaxpr=cond_prog, body_jaxpr=body_prog,
                 cond_nconsts=len(cond_caps), body_nconsts=len(body_caps), source=what)
@@ -400,19 +364,6 @@ def _while(what, cond_fun, body_fun, init_val):
 
 def _strong(aval):
     return core.ShapedArray(aval.shape, aval.dtype, False)
-
-
-def _reorder_captures(fun, tree, avals, caps, what):
-    """The loop's programs take their captured values first, then the carry."""
-    cap_avals = [c.aval for c in caps]
-
-    def flat(*xs):
-        token = _CaptureMap(caps, xs[:len(caps)])
-        with token:
-            return fun(tree.unflatten(list(xs[len(caps):])))
-    program, _, extra = core.trace_function(flat, cap_avals + avals, what)
-    assert not extra
-    return program
 
 
 def fori_loop(lower, upper, body_fun, init_val):
