@@ -30,7 +30,8 @@ case "$mode" in
     ;;
   tsan)
     build_dir=${BUILD_DIR:-build-tsan}
-    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$root/tests/sanitizers/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+    # allocator_may_return_null: as for ASan, a terabyte request is Python's MemoryError.
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4:allocator_may_return_null=1:suppressions=$root/tests/sanitizers/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
     ;;
   *)
     echo "usage: tools/sanitize.sh asan|tsan" >&2
