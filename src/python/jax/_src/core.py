@@ -17,14 +17,9 @@ from jax._src import dtypes, source_info
 _SHORT = {'bfloat16': 'bf16', 'bool': 'bool', 'int32': 'i32', 'int64': 'i64', 'float16': 'f16', 'float32': 'f32', 'float64': 'f64'}
 
 
-class ShapedArray:
-    """What a tracer knows: shape, dtype, weak type (JAX's ShapedArray)."""
-    __slots__ = ('shape', 'dtype', 'weak_type')
-
-    def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = dtypes.dtype(dtype)
-        self.weak_type = bool(weak_type)
+class _Sized:
+    """ndim and size from `shape`, for avals and arrays alike."""
+    __slots__ = ()
 
     @property
     def ndim(self):
@@ -33,6 +28,16 @@ class ShapedArray:
     @property
     def size(self):
         return int(np.prod(self.shape, dtype=np.int64))
+
+
+class ShapedArray(_Sized):
+    """What a tracer knows: shape, dtype, weak type (JAX's ShapedArray)."""
+    __slots__ = ('shape', 'dtype', 'weak_type')
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.dtype(dtype)
+        self.weak_type = bool(weak_type)
 
     def str_short(self):
         return f"{_SHORT[self.dtype.name]}[{','.join(map(str, self.shape))}]"
@@ -51,18 +56,10 @@ class ShapedArray:
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
 
-class Array:
+class Array(_Sized):
     """jax.Array: concrete arrays and tracers alike (isinstance checks)."""
     __slots__ = ()
     __array_priority__ = 100
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
 
     def __len__(self):
         if not self.shape:
