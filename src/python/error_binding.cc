@@ -42,6 +42,13 @@ void capsule_free(PyObject* capsule) {
   delete static_cast<std::exception_ptr*>(PyCapsule_GetPointer(capsule, "spmd.error"));
 }
 
+// The original C++ exception rides on the Python one, so the runner can
+// rethrow it as itself when it escapes the program.
+void attach_original(py::object& exc, std::exception_ptr p) {
+  exc.attr("_error") = py::reinterpret_steal<py::object>(
+      PyCapsule_New(new std::exception_ptr(std::move(p)), "spmd.error", capsule_free));
+}
+
 void raise_spmd_error(const Error& e, std::exception_ptr p) {
   const Report& r = e.report();
   // str(e) is the whole report: what a test runner shows for a failed test.
@@ -52,8 +59,7 @@ void raise_spmd_error(const Error& e, std::exception_ptr p) {
   exc.attr("message") = r.message;
   exc.attr("hint") = r.hint;
   exc.attr("report") = std::string(e.what());
-  exc.attr("_error") = py::reinterpret_steal<py::object>(
-      PyCapsule_New(new std::exception_ptr(std::move(p)), "spmd.error", capsule_free));
+  attach_original(exc, std::move(p));
   PyErr_SetObject(type, exc.ptr());
 }
 
@@ -110,8 +116,7 @@ void bind_errors(py::module_& m) {
       // the device counts as stopped, not as having raised.
       py::object exc = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(g_device_stopped));
       if (!exc) return;
-      exc.attr("_error") = py::reinterpret_steal<py::object>(
-          PyCapsule_New(new std::exception_ptr(p), "spmd.error", capsule_free));
+      attach_original(exc, p);
       PyErr_SetObject(g_device_stopped, exc.ptr());
     }
   });
