@@ -55,6 +55,9 @@ void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::str
                   "cuda backend: seconds any wait for GPU work may take before the run stops with a report of "
                   "the op each device last entered (default 300; 0: no limit)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--strict", s.strict,
+                "turn warnings about the program into errors (exit 1): parameter drift, a replicated value that "
+                "leaves a pmap different on each device");
   cmd->add_option("--arena-capacity", arena, "memory per virtual device, e.g. 16GiB (default), 512MiB");
   cmd->add_option("--stack-size", stack, "fiber stack per device, e.g. 1MiB (default)");
   if (with_outputs) {

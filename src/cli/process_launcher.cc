@@ -180,6 +180,7 @@ RunOutcome run_scenario_processes(const RunSettings& settings, const ProcessLayo
   if (settings.max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*settings.max_steps)});
   if (settings.max_seconds > 0) argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
   if (settings.backend != "sim") argv.insert(argv.end(), {"--backend", settings.backend});
+  if (settings.strict) argv.emplace_back("--strict");
   if (settings.process_local_devices) {
     argv.insert(argv.end(), {"--process-devices", *settings.process_local_devices ? "local" : "all"});
   }

@@ -40,6 +40,7 @@ struct RunSettings {
   std::string trace_path;
   std::string timeline_path;
   bool deterministic = false;
+  bool strict = false;                   // --strict: warnings about the program (parameter drift) are errors
   BreakpointMode breakpoints = BreakpointMode::kAuto;
   // Several processes (see process_launcher.h): their number, this one's
   // index (unset: `spmd run` launches them all), the directory they share.

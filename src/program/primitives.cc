@@ -737,6 +737,36 @@ Arrays while_impl(const Primitive& p, std::span<const Array> in, const Params& p
   return carry;
 }
 
+// stop_gradient(x): x itself at run time; autodiff (in the jax package) sends
+// no cotangent through it.
+Avals identity_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  return {in[0]};
+}
+Arrays identity_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) { return {in[0]}; }
+
+// pjit(*args; call_jaxpr, name): a jax.jit function called inside a trace.
+// custom_jvp_call / custom_vjp_call(*args; call_jaxpr, rule): the function as
+// traced. Its differentiation rule lives in the jax package (found by `rule`)
+// and matters only to autodiff.
+Avals call_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  const auto& body = params.get<ProgramRef>("call_jaxpr", p.name);
+  const auto want = body->input_avals();
+  if (want.size() != in.size()) {
+    type_error(p, "the function takes " + std::to_string(want.size()) + " arguments, got " + std::to_string(in.size()));
+  }
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i].shape != want[i].shape || in[i].dtype != want[i].dtype) {
+      type_error(p, "argument " + std::to_string(i) + " is " + in[i].str() + " but the function was traced for " +
+                        want[i].str());
+    }
+  }
+  return body->output_avals();
+}
+Arrays call_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return execute(*params.get<ProgramRef>("call_jaxpr", p.name), in);
+}
+
 // Nested pmap (a pmap traced inside a pmap-ed function).
 Avals pmap_abstract(const Primitive& p, std::span<const Aval>, const Params& params, const AxisEnv&) {
   const auto& body = params.get<ProgramRef>("call_jaxpr", p.name);
@@ -821,6 +851,10 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("cond", cond_abstract, cond_impl);
   add("while", while_abstract, while_impl);
   add("xla_pmap", pmap_abstract, pmap_impl);
+  add("stop_gradient", identity_abstract, identity_impl);
+  add("custom_jvp_call", call_abstract, call_impl);
+  add("custom_vjp_call", call_abstract, call_impl);
+  add("pjit", call_abstract, call_impl);
   add("debug_print", debug_print_abstract, debug_print_impl);
   add("debug_breakpoint", breakpoint_abstract, breakpoint_impl);
   add("decision", decision_abstract, decision_impl);

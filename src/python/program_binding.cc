@@ -85,6 +85,44 @@ py::tuple aval_tuple(const program::Aval& a) {
   return py::make_tuple(py::tuple(py::cast(a.shape)), std::string(dtype_name(a.dtype)), a.weak_type);
 }
 
+// Equation parameters -> Python values, so the jax package can transform a
+// program (autodiff walks its equations and binds them again).
+py::object from_param(const program::Param& p) {
+  return std::visit(
+      [](const auto& v) -> py::object {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, program::ProgramRef>) {
+          return py::cast(held(v));
+        } else if constexpr (std::is_same_v<T, std::vector<program::ProgramRef>>) {
+          py::list out;
+          for (const auto& p : v) out.append(py::cast(held(p)));
+          return py::tuple(out);
+        } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>> || std::is_same_v<T, std::vector<std::string>>) {
+          return py::tuple(py::cast(v));
+        } else {
+          return py::cast(v);
+        }
+      },
+      p);
+}
+
+py::object atom_object(const program::Atom& a) {
+  return a.is_literal() ? py::cast(a.literal) : py::cast(a.var);
+}
+
+py::object loc_object(const SourceLoc& loc) {
+  if (!loc.valid()) return py::none();
+  return py::make_tuple(std::string(loc.file), loc.line, loc.column);
+}
+
+py::tuple equation_tuple(const program::Equation& eq) {
+  py::list inputs;
+  for (const auto& a : eq.inputs) inputs.append(atom_object(a));
+  py::dict params;
+  for (const auto& [name, value] : eq.params.all()) params[py::str(name)] = from_param(value);
+  return py::make_tuple(eq.primitive->name, inputs, py::tuple(py::cast(eq.outputs)), params, loc_object(eq.loc));
+}
+
 program::Atom to_atom(const py::handle& h) {
   if (py::isinstance<Array>(h)) return program::Atom::of_literal(h.cast<Array>());
   return program::Atom::of(h.cast<program::Var>());
@@ -112,7 +150,22 @@ void bind_programs(py::module_& m) {
         for (const auto& a : p.output_avals()) out.append(aval_tuple(a));
         return out;
       })
-      .def_property_readonly("num_equations", [](const program::Program& p) { return p.equations().size(); });
+      .def_property_readonly("num_equations", [](const program::Program& p) { return p.equations().size(); })
+      .def_property_readonly("inputs", [](const program::Program& p) { return p.inputs(); })
+      .def_property_readonly("outputs", [](const program::Program& p) {
+        py::list out;
+        for (const auto& a : p.outputs()) out.append(atom_object(a));
+        return out;
+      })
+      .def_property_readonly("equations",
+                             [](const program::Program& p) {
+                               py::list out;
+                               for (const auto& eq : p.equations()) out.append(equation_tuple(eq));
+                               return out;
+                             },
+                             "(primitive, inputs, outputs, params, loc) per equation; an input is a variable "
+                             "number or a literal Array")
+      .def("var_aval", [](const program::Program& p, program::Var v) { return aval_tuple(p.aval(v)); });
 
   py::class_<program::ProgramBuilder>(m, "ProgramBuilder", "records one traced function")
       .def(py::init([](const std::vector<std::pair<std::string, int>>& axes) {

@@ -234,6 +234,13 @@ std::string spelling_hint(const py::handle& exc, const py::handle& trace) {
   UserFrames u = user_frames(trace, path, source);
   r.where = u.where;
   r.source_line = u.source_line;
+  // An error about another line than the one running (parameter drift names
+  // the update that used an un-averaged gradient) says where it points.
+  py::object where = py::getattr(exc, "_spmd_where", py::none());
+  if (!where.is_none()) {
+    r.where = to_loc(where);
+    r.source_line = !path.empty() && r.where.file == intern_path(path) ? line_of(source, r.where.line) : std::string();
+  }
   // A bare `assert x > 5` says nothing; the statement says what failed.
   if (kind == "AssertionError" && r.message.empty() && !u.source_line.empty()) {
     std::string stmt = u.source_line;

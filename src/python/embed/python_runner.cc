@@ -93,6 +93,7 @@ void run_program(const std::string& path, const std::string& source, const RunOp
     argv.append(path);
     for (const std::string& a : options.argv) argv.append(a);
     sys.attr("argv") = argv;
+    py::module_::import("_spmd").attr("strict") = options.strict;
     py::module_ types = py::module_::import("types");
     py::object main = types.attr("ModuleType")("__main__");
     main.attr("__file__") = path;

@@ -30,6 +30,9 @@ struct RunOptions {
   /// Python code stops with BudgetExceeded where it is (pmap runs have
   /// their own budget, RuntimeOptions::time_budget_s).
   double max_host_seconds = 0;
+  /// Warnings about the program (parameter drift) become errors: the jax
+  /// package reads it as `_spmd.strict`.
+  bool strict = false;
 };
 
 /// Runs `source` as the program at `path` (its `__main__`), blocking until it

@@ -12,7 +12,7 @@ import inspect
 import numpy as np
 
 import _spmd
-from jax._src import core, source_info, tree_util
+from jax._src import core, drift, source_info, tree_util
 from jax._src.config import config
 
 
@@ -189,6 +189,7 @@ class _PmappedFunction:
         self.axis_size = axis_size
         self.cache = {}
         self.names = {}
+        self.drift = None
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args, **kwargs):
@@ -251,6 +252,9 @@ class _PmappedFunction:
         opts.out_axes = out_axes
         opts.out_names = ['output' + p for p in tree_util.tree_paths(out_tree)]
         outs = _spmd.pmap(program, arrays, opts)
+        if self.drift is None:
+            self.drift = drift.Checker(getattr(self.fun, '__name__', 'fun'), self.axis_name or '')
+        self.drift.check(program, arrays, opts.in_axes, outs, out_axes, names, opts.out_names)
         return out_tree.unflatten([core.ArrayImpl(o) for o in outs])
 
     def _trace(self, statics, dyn_pos, kw_names, tree, in_avals, names, n, nargs):
@@ -413,7 +417,7 @@ class _JittedFunction:
         statics, static_kw, dyn_pos, dyn_kw = self._split(args, kwargs)
         leaves, tree = tree_util.tree_flatten(tuple(args[i] for i in dyn_pos) + tuple(kwargs[k] for k in dyn_kw))
         avals = [core.aval_of(l) for l in leaves]
-        key = (tree, tuple(avals), _hashable_statics(statics + static_kw))
+        key = (tree, tuple(avals), _hashable_statics(statics + static_kw), tuple(core.bound_axes()))
         entry = self.cache.get(key)
         if entry is None:
             flat_fun = self._flat_fun(args, statics, static_kw, dyn_pos, dyn_kw, tree)
@@ -425,11 +429,15 @@ class _JittedFunction:
         return entry, leaves
 
     def __call__(self, *args, **kwargs):
-        if core.current_trace() is not None or config.read('jax_disable_jit'):
-            # Inside another trace the function is traced inline, as part of
-            # it; under disable_jit it runs as plain Python.
-            return self.fun(*args, **kwargs)
+        if config.read('jax_disable_jit'):
+            return self.fun(*args, **kwargs)  # plain Python, as in JAX
         (program, out_tree, captured), leaves = self.trace(*args, **kwargs)
+        if core.current_trace() is not None:
+            # Inside another trace (a pmap, a grad) the function is traced on
+            # abstract values of its own and called as one equation, as in JAX.
+            outs = core.bind('pjit', *leaves, *captured, call_jaxpr=program,
+                             name=getattr(self.fun, '__name__', 'fun'))
+            return out_tree.unflatten(outs)
         outs = _spmd.execute(program, [_to_concrete(l) for l in leaves] + [_to_concrete(c) for c in captured])
         return out_tree.unflatten([core.ArrayImpl(o) for o in outs])
 

@@ -270,6 +270,24 @@ def current_trace():
     return _stack[-1] if _stack else None
 
 
+class outside:
+    """with core.outside(trace): binds go to the context that encloses
+    `trace` (the innermost trace), e.g. to compute a differentiated
+    function's values where it is called."""
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        assert _stack and _stack[-1] is self.trace
+        _stack.pop()
+        return self
+
+    def __exit__(self, *exc):
+        _stack.append(self.trace)
+        return False
+
+
 def bound_axes():
     """[(name, size)] of the pmap axes bound where tracing is now."""
     t = current_trace()
@@ -327,6 +345,12 @@ class Trace:
         if isinstance(x, Tracer):
             return self.lift(x)._var
         return to_spmd_array(x)
+
+    def process(self, primitive, args, params, loc):
+        """Records `primitive` applied to `args`; returns its output tracers."""
+        inputs = [self.atom(a) for a in args]
+        outs = self.builder.add_equation(primitive, inputs, params, loc)
+        return [Tracer(self, var, ShapedArray(*aval)) for var, aval in outs]
 
     def __enter__(self):
         _stack.append(self)
@@ -409,9 +433,7 @@ def bind(primitive, *args, **params):
         outs = _spmd.apply_primitive(primitive, [to_spmd_array(a) for a in args], params,
                                      source_info.current_location())
         return [ArrayImpl(o) for o in outs]
-    inputs = [trace.atom(a) for a in args]
-    outs = trace.builder.add_equation(primitive, inputs, params, source_info.current_location())
-    return [Tracer(trace, var, ShapedArray(*aval)) for var, aval in outs]
+    return trace.process(primitive, args, params, source_info.current_location())
 
 
 def bind1(primitive, *args, **params):

@@ -66,7 +66,32 @@ def instruction_position(code, lasti):
     return None, 0
 
 
+_forced = [None]  # the location `at` gives the equations recorded under it
+
+
+class at:
+    """with source_info.at(loc): operations record `loc` as their position
+    instead of the calling frame's (autodiff gives the equations of a
+    gradient the position of the expression they differentiate). at(None)
+    restores the frame's position, e.g. around a user's rule."""
+
+    def __init__(self, loc):
+        self.loc = loc
+
+    def __enter__(self):
+        self.previous = _forced[0]
+        _forced[0] = self.loc
+        return self
+
+    def __exit__(self, *exc):
+        _forced[0] = self.previous
+        return False
+
+
 def current_location():
+    forced = _forced[0]
+    if forced is not None:
+        return forced
     return frame_location(user_frame(2))
 
 

@@ -1,4 +1,4 @@
-"""jax.vmap, jax.eval_shape, and the transformations spmdsim does not have yet.
+"""jax.vmap, jax.eval_shape, jax.checkpoint.
 
 vmap maps the function over the batch by calling it on each slice and
 stacking the results: exact, and inside a pmap it records one copy of the
@@ -93,25 +93,6 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype))
 
 
-def _no_autodiff(name):
-    def transform(*args, **kwargs):
-        err = NotImplementedError(f'automatic differentiation (jax.{name}) is not supported by spmdsim')
-        err._spmd_hint = 'spmdsim has no autodiff; write the gradient explicitly'
-        raise err
-    transform.__name__ = name
-    return transform
-
-
-grad = _no_autodiff('grad')
-value_and_grad = _no_autodiff('value_and_grad')
-jacfwd = _no_autodiff('jacfwd')
-jacrev = _no_autodiff('jacrev')
-hessian = _no_autodiff('hessian')
-jvp = _no_autodiff('jvp')
-vjp = _no_autodiff('vjp')
-linearize = _no_autodiff('linearize')
-
-
 def checkpoint(fun=None, **kwargs):
     """Rematerialization changes memory, not values: the function itself."""
     if fun is None:
@@ -124,32 +105,3 @@ remat = checkpoint
 
 def named_call(fun, *, name=None):
     return fun
-
-
-class custom_jvp:
-    """The function as written; its custom rule matters only to autodiff."""
-
-    def __init__(self, fun, nondiff_argnums=()):
-        self.fun = fun
-        functools.update_wrapper(self, fun)
-
-    def defjvp(self, jvp, symbolic_zeros=False):
-        return jvp
-
-    def defjvps(self, *jvps):
-        return None
-
-    def __call__(self, *args, **kwargs):
-        return self.fun(*args, **kwargs)
-
-
-class custom_vjp:
-    def __init__(self, fun, nondiff_argnums=()):
-        self.fun = fun
-        functools.update_wrapper(self, fun)
-
-    def defvjp(self, fwd, bwd, symbolic_zeros=False):
-        return None
-
-    def __call__(self, *args, **kwargs):
-        return self.fun(*args, **kwargs)

@@ -110,7 +110,13 @@ def concatenate(operands, dimension):
 
 
 def stop_gradient(x):
-    return x
+    """x, through which autodiff sends no gradient."""
+    def stop(leaf):
+        aval = core.aval_of(leaf)
+        if aval.dtype.kind != 'f':
+            return leaf
+        return bind1('stop_gradient', leaf)
+    return tree_util.tree_map(stop, x)
 
 
 def _reduce(name):
@@ -342,7 +348,10 @@ def while_loop(cond_fun, body_fun, init_val):
     return _while('lax.while_loop', cond_fun, body_fun, init_val)
 
 
-def _while(what, cond_fun, body_fun, init_val):
+def _while(what, cond_fun, body_fun, init_val, trip_count=None):
+    """A while equation; `trip_count` when the number of iterations is known
+    at trace time (a fori_loop with static bounds, a scan), which reverse-mode
+    autodiff needs."""
     leaves, tree = tree_util.tree_flatten(init_val)
     avals = [_strong(core.aval_of(l)) for l in leaves]
     cond_prog, _, cond_caps = core.trace_function(lambda *xs: cond_fun(tree.unflatten(list(xs))), avals, what)
@@ -358,7 +367,8 @@ def _while(what, cond_fun, body_fun, init_val):
                         f'{_describe(body_tree, body_prog.out_avals)}')
     carry = [convert_element_type(l, a.dtype) if core.aval_of(l).weak_type else l for l, a in zip(leaves, avals)]
     outs = bind('while', *cond_caps, *body_caps, *carry, cond_jaxpr=cond_prog, body_jaxpr=body_prog,
-                cond_nconsts=len(cond_caps), body_nconsts=len(body_caps), source=what)
+                cond_nconsts=len(cond_caps), body_nconsts=len(body_caps), source=what,
+                **({} if trip_count is None else {'trip_count': int(trip_count)}))
     return tree.unflatten(outs)
 
 
@@ -387,7 +397,10 @@ def fori_loop(lower, upper, body_fun, init_val):
         i, hi, val = state
         return add(i, np.int32(1)), hi, body_fun(i, val)
     state = (convert_element_type(lower, dt), convert_element_type(upper, dt), init_val)
-    _, _, out = _while('lax.fori_loop', c, b, state)
+    trips = None
+    if all(core.is_concrete(v) for v in (lower, upper)):
+        trips = builtins.max(int(upper) - int(lower), 0)
+    _, _, out = _while('lax.fori_loop', c, b, state, trips)
     return out
 
 

@@ -1,0 +1,529 @@
+"""Differentiation rules: the registry, and the rules of numeric primitives
+(elementwise math, reductions, layout, indexing, matmul).
+
+A rule comes in two forms, as JAX gives each primitive a JVP and (for linear
+ones) a transpose:
+  jvp(eqn, primals_in, tangents_in, primals_out) -> tangents_out
+  vjp(eqn, cts_out, primals_in, primals_out, active_in) -> cts_in
+A tangent or cotangent of None is zero; a vjp rule may return None for an
+input that is not active. Rules compute with core.bind, so what they emit is
+differentiable again.
+"""
+
+import numpy as np
+
+from jax._src import core
+from jax._src.autodiff.engine import add_any, zeros
+
+_JVP = {}
+_VJP = {}
+
+
+def defrules(name, jvp, vjp):
+    _JVP[name] = jvp
+    _VJP[name] = vjp
+
+
+def not_implemented(primitive, hint=None):
+    err = NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
+    err._spmd_hint = hint or (f"spmdsim has no gradient for '{primitive}'; wrap the value in "
+                              'jax.lax.stop_gradient if no gradient should flow through it')
+    return err
+
+
+def jvp(eq, primals_in, tangents, primals_out):
+    rule = _JVP.get(eq.primitive)
+    if rule is None:
+        raise not_implemented(eq.primitive)
+    return rule(eq, primals_in, tangents, primals_out)
+
+
+def vjp(eq, cts, primals_in, primals_out, active_in):
+    rule = _VJP.get(eq.primitive)
+    if rule is None:
+        raise not_implemented(eq.primitive)
+    return rule(eq, cts, primals_in, primals_out, active_in)
+
+
+# --- helpers ------------------------------------------------------------------
+
+def p(name, *args, **params):
+    return core.bind1(name, *args, **params)
+
+
+def shape_of(x):
+    return tuple(core.aval_of(x).shape)
+
+
+def dtype_of(x):
+    return core.aval_of(x).dtype
+
+
+def unbroadcast(ct, shape):
+    """Sums the cotangent of a broadcast operand back to the operand's shape."""
+    cs = shape_of(ct)
+    shape = tuple(shape)
+    if cs == shape:
+        return ct
+    lead = len(cs) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and cs[lead + i] != 1)
+    r = p('reduce_sum', ct, axes=axes) if axes else ct
+    return p('reshape', r, new_sizes=shape) if shape_of(r) != shape else r
+
+
+def expand(t, shape):
+    """A tangent broadcast to the output's shape (numpy's rules)."""
+    ts = shape_of(t)
+    shape = tuple(shape)
+    if ts == shape:
+        return t
+    lead = len(shape) - len(ts)
+    return p('broadcast_in_dim', t, shape=shape, broadcast_dimensions=tuple(range(lead, len(shape))))
+
+
+def neg(x):
+    return p('neg', x)
+
+
+def mul(a, b):
+    return p('mul', a, b)
+
+
+def div(a, b):
+    return p('div', a, b)
+
+
+def sub(a, b):
+    return p('sub', a, b)
+
+
+def where(pred, on_true, on_false):
+    return p('select_n', pred, on_false, on_true)
+
+
+def slice_axis(x, axis, start, stop):
+    items = []
+    for d in range(len(shape_of(x))):
+        items += (1, start, stop, 0, 3) if d == axis else (1, 0, 0, 0, 0)
+    return p('index', x, items=tuple(items))
+
+
+def sum_tangents(terms, shape):
+    out = None
+    for t in terms:
+        if t is not None:
+            out = add_any(out, expand(t, shape))
+    return out
+
+
+# --- elementwise --------------------------------------------------------------
+
+def _unary(derivative):
+    def jvp_rule(eq, primals, tangents, outs):
+        return [mul(tangents[0], derivative(primals[0], outs[0]))]
+
+    def vjp_rule(eq, cts, primals, outs, active):
+        return [mul(cts[0], derivative(primals[0], outs[0]))]
+    return jvp_rule, vjp_rule
+
+
+def _one_minus_square(x, y):
+    return sub(1.0, mul(y, y))
+
+
+_UNARY = {
+    'neg': lambda x, y: -1.0,
+    'abs': lambda x, y: p('sign', x),
+    'exp': lambda x, y: y,
+    'log': lambda x, y: div(1.0, x),
+    'log1p': lambda x, y: div(1.0, p('add', x, 1.0)),
+    'expm1': lambda x, y: p('add', y, 1.0),
+    'sqrt': lambda x, y: div(0.5, y),
+    'rsqrt': lambda x, y: div(mul(-0.5, y), x),
+    'square': lambda x, y: mul(2.0, x),
+    'reciprocal': lambda x, y: neg(mul(y, y)),
+    'sin': lambda x, y: p('cos', x),
+    'cos': lambda x, y: neg(p('sin', x)),
+    'tan': lambda x, y: p('add', 1.0, mul(y, y)),
+    'tanh': _one_minus_square,
+    'sinh': lambda x, y: p('cosh', x),
+    'cosh': lambda x, y: p('sinh', x),
+    'asin': lambda x, y: p('rsqrt', sub(1.0, mul(x, x))),
+    'acos': lambda x, y: neg(p('rsqrt', sub(1.0, mul(x, x)))),
+    'atan': lambda x, y: div(1.0, p('add', 1.0, mul(x, x))),
+    'logistic': lambda x, y: mul(y, sub(1.0, y)),
+}
+for _name, _d in _UNARY.items():
+    defrules(_name, *_unary(_d))
+
+
+def _balanced(x, y, z):
+    """max/min's partial in x: 1 where x alone is the result, 1/2 at a tie (JAX's rule)."""
+    return where(p('eq', x, z), where(p('eq', y, z), 0.5, 1.0), 0.0)
+
+
+def _trunc(q):
+    return mul(p('sign', q), p('floor', p('abs', q)))
+
+
+def _pow_dx(x, y, z):
+    return where(p('eq', y, 0), 0.0, mul(y, p('pow', x, sub(y, 1))))
+
+
+def _pow_dy(x, y, z):
+    zero = p('eq', x, 0.0)
+    return where(zero, 0.0, mul(p('log', where(zero, 1.0, x)), z))
+
+
+def _atan2_denominator(x, y):
+    return p('add', mul(x, x), mul(y, y))
+
+
+_BINARY = {
+    'mul': (lambda x, y, z: y, lambda x, y, z: x),
+    'div': (lambda x, y, z: div(1.0, y), lambda x, y, z: neg(div(z, y))),
+    'pow': (_pow_dx, _pow_dy),
+    'max': (_balanced, lambda x, y, z: _balanced(y, x, z)),
+    'min': (_balanced, lambda x, y, z: _balanced(y, x, z)),
+    'rem': (lambda x, y, z: 1.0, lambda x, y, z: neg(_trunc(div(x, y)))),
+    'atan2': (lambda x, y, z: div(y, _atan2_denominator(x, y)), lambda x, y, z: neg(div(x, _atan2_denominator(x, y)))),
+}
+
+
+def _binary(partials):
+    def jvp_rule(eq, primals, tangents, outs):
+        x, y = primals
+        z = outs[0]
+        terms = [None if t is None else mul(t, d(x, y, z)) for t, d in zip(tangents, partials)]
+        return [sum_tangents(terms, shape_of(z))]
+
+    def vjp_rule(eq, cts, primals, outs, active):
+        x, y = primals
+        z = outs[0]
+        return [unbroadcast(mul(cts[0], d(x, y, z)), shape_of(v)) if a else None
+                for v, d, a in zip(primals, partials, active)]
+    return jvp_rule, vjp_rule
+
+
+for _name, _partials in _BINARY.items():
+    defrules(_name, *_binary(_partials))
+
+
+def _add_jvp(eq, primals, tangents, outs):
+    return [sum_tangents(tangents, shape_of(outs[0]))]
+
+
+def _add_vjp(eq, cts, primals, outs, active):
+    return [unbroadcast(cts[0], shape_of(v)) if a else None for v, a in zip(primals, active)]
+
+
+def _sub_jvp(eq, primals, tangents, outs):
+    tx, ty = tangents
+    return [sum_tangents([tx, None if ty is None else neg(ty)], shape_of(outs[0]))]
+
+
+def _sub_vjp(eq, cts, primals, outs, active):
+    x, y = primals
+    return [unbroadcast(cts[0], shape_of(x)) if active[0] else None,
+            unbroadcast(neg(cts[0]), shape_of(y)) if active[1] else None]
+
+
+defrules('add', _add_jvp, _add_vjp)
+defrules('sub', _sub_jvp, _sub_vjp)
+
+
+def _select_jvp(eq, primals, tangents, outs):
+    _, tf, tt = tangents
+    if tf is None and tt is None:
+        return [None]
+    return [expand(where(primals[0], 0.0 if tt is None else tt, 0.0 if tf is None else tf), shape_of(outs[0]))]
+
+
+def _select_vjp(eq, cts, primals, outs, active):
+    pred, f, t = primals
+    ct = cts[0]
+    return [None,
+            unbroadcast(where(pred, 0.0, ct), shape_of(f)) if active[1] else None,
+            unbroadcast(where(pred, ct, 0.0), shape_of(t)) if active[2] else None]
+
+
+defrules('select_n', _select_jvp, _select_vjp)
+
+
+def _convert_jvp(eq, primals, tangents, outs):
+    return [tangents[0]]
+
+
+def _convert_vjp(eq, cts, primals, outs, active):
+    return [cts[0]]
+
+
+defrules('convert_element_type', _convert_jvp, _convert_vjp)
+
+
+# --- linear layout ops -----------------------------------------------------------
+
+def _linear(transpose):
+    """A primitive linear in its one operand: its tangent is the primitive
+    applied to the tangent, its cotangent the transpose applied to the
+    cotangent."""
+    def jvp_rule(eq, primals, tangents, outs):
+        return [core.bind1(eq.primitive, tangents[0], *primals[1:], **eq.params)]
+
+    def vjp_rule(eq, cts, primals, outs, active):
+        return [transpose(eq, cts[0], primals[0])] + [None] * (len(primals) - 1)
+    return jvp_rule, vjp_rule
+
+
+def _reduce_sum_t(eq, ct, x):
+    s = shape_of(x)
+    axes = {a % len(s) for a in eq.params['axes']}
+    return p('broadcast_in_dim', ct, shape=s, broadcast_dimensions=tuple(d for d in range(len(s)) if d not in axes))
+
+
+def _broadcast_t(eq, ct, x):
+    s = shape_of(x)
+    dims = eq.params['broadcast_dimensions']
+    out_shape = eq.params['shape']
+    summed = [d for d in range(len(out_shape)) if d not in dims]
+    summed += [dims[i] for i, n in enumerate(s) if n == 1 and out_shape[dims[i]] != 1]
+    r = p('reduce_sum', ct, axes=tuple(sorted(summed))) if summed else ct
+    return p('reshape', r, new_sizes=s)
+
+
+def _transpose_t(eq, ct, x):
+    perm = eq.params['permutation']
+    inverse = [0] * len(perm)
+    for i, d in enumerate(perm):
+        inverse[d] = i
+    return p('transpose', ct, permutation=tuple(inverse))
+
+
+def _rev_cumsum(ct, axis):
+    r = p('rev', ct, dimensions=(axis,))
+    return p('rev', p('cumsum', r, axis=axis), dimensions=(axis,))
+
+
+defrules('reduce_sum', *_linear(_reduce_sum_t))
+defrules('broadcast_in_dim', *_linear(_broadcast_t))
+defrules('reshape', *_linear(lambda eq, ct, x: p('reshape', ct, new_sizes=shape_of(x))))
+defrules('transpose', *_linear(_transpose_t))
+defrules('rev', *_linear(lambda eq, ct, x: p('rev', ct, dimensions=eq.params['dimensions'])))
+defrules('cumsum', *_linear(lambda eq, ct, x: _rev_cumsum(ct, eq.params['axis'] % len(shape_of(x)))))
+defrules('index', *_linear(lambda eq, ct, x: p('index_update', zeros(core.aval_of(x)), ct,
+                                               items=eq.params['items'], mode='add')))
+
+
+def _scatter_add_axis(ct, indices, s, axis):
+    n = s[axis]
+    ishape = shape_of(indices)
+    m = int(np.prod(ishape, dtype=np.int64))
+    idx = p('reshape', indices, new_sizes=(m, 1))
+    idx = where(p('lt', idx, 0), p('add', idx, n), idx)
+    idx = p('max', p('min', idx, n - 1), 0)
+    onehot = p('convert_element_type', p('eq', idx, np.arange(n, dtype=np.int32).reshape(1, n)),
+               new_dtype=dtype_of(ct).name, weak_type=False)
+    pre, post = s[:axis], s[axis + 1:]
+    flat = p('reshape', ct, new_sizes=pre + (m,) + post)
+    k = len(pre)
+    perm = tuple(range(k)) + tuple(range(k + 1, k + 1 + len(post))) + (k,)
+    moved = p('transpose', flat, permutation=perm)
+    summed = p('matmul', moved, onehot)  # pre + post + (n,)
+    back = tuple(range(k)) + (len(perm) - 1,) + tuple(range(k, len(perm) - 1))
+    return p('transpose', summed, permutation=back)
+
+
+def _take_jvp(eq, primals, tangents, outs):
+    return [None if tangents[0] is None else p('take', tangents[0], primals[1], **eq.params)]
+
+
+def _take_vjp(eq, cts, primals, outs, active):
+    x, indices = primals
+    s = shape_of(x)
+    return [_scatter_add_axis(cts[0], indices, s, eq.params['axis'] % len(s)), None]
+
+
+defrules('take', _take_jvp, _take_vjp)
+
+
+def _concatenate_jvp(eq, primals, tangents, outs):
+    ts = [zeros(core.aval_of(x)) if t is None else t for x, t in zip(primals, tangents)]
+    return [p('concatenate', *ts, **eq.params)]
+
+
+def _concatenate_vjp(eq, cts, primals, outs, active):
+    axis = eq.params['dimension'] % len(shape_of(primals[0]))
+    out, start = [], 0
+    for x, a in zip(primals, active):
+        n = shape_of(x)[axis]
+        out.append(slice_axis(cts[0], axis, start, start + n) if a else None)
+        start += n
+    return out
+
+
+defrules('concatenate', _concatenate_jvp, _concatenate_vjp)
+
+
+# --- reductions -------------------------------------------------------------------
+
+def _kept_broadcast(y, x, axes):
+    s = shape_of(x)
+    axes = {a % len(s) for a in axes}
+    return p('broadcast_in_dim', y, shape=s, broadcast_dimensions=tuple(d for d in range(len(s)) if d not in axes))
+
+
+def _chooser_weights(eq, x, y):
+    """Where the max (min) was taken, 1/count: ties share the gradient, as in JAX."""
+    axes = eq.params['axes']
+    hit = p('convert_element_type', p('eq', x, _kept_broadcast(y, x, axes)), new_dtype=dtype_of(x).name,
+            weak_type=False)
+    counts = p('reduce_sum', hit, axes=axes)
+    return div(hit, _kept_broadcast(counts, x, axes))
+
+
+def _chooser_jvp(eq, primals, tangents, outs):
+    return [p('reduce_sum', mul(tangents[0], _chooser_weights(eq, primals[0], outs[0])), axes=eq.params['axes'])]
+
+
+def _chooser_vjp(eq, cts, primals, outs, active):
+    x = primals[0]
+    return [mul(_kept_broadcast(cts[0], x, eq.params['axes']), _chooser_weights(eq, x, outs[0]))]
+
+
+defrules('reduce_max', _chooser_jvp, _chooser_vjp)
+defrules('reduce_min', _chooser_jvp, _chooser_vjp)
+
+
+def _product_of_others(x, axes):
+    """For each element, the product of the other elements it was reduced
+    with: exclusive products from both ends, so zeros need no division."""
+    s = shape_of(x)
+    nd = len(s)
+    axes = sorted({a % nd for a in axes})
+    kept = [d for d in range(nd) if d not in axes]
+    perm = tuple(kept + axes)
+    xt = p('transpose', x, permutation=perm)
+    ts = shape_of(xt)
+    k = int(np.prod([s[a] for a in axes], dtype=np.int64))
+    lead = tuple(ts[:len(kept)])
+    flat = p('reshape', xt, new_sizes=lead + (k,))
+    last = len(lead)
+    ones = p('broadcast_in_dim', np.ones((), dtype=dtype_of(x)), shape=lead + (1,), broadcast_dimensions=())
+
+    def exclusive(v):
+        inclusive = p('cumprod', v, axis=last)
+        return p('concatenate', ones, slice_axis(inclusive, last, 0, k - 1), dimension=last)
+    left = exclusive(flat)
+    right = p('rev', exclusive(p('rev', flat, dimensions=(last,))), dimensions=(last,))
+    others = p('reshape', mul(left, right), new_sizes=ts)
+    inverse = [0] * nd
+    for i, d in enumerate(perm):
+        inverse[d] = i
+    return p('transpose', others, permutation=tuple(inverse))
+
+
+def _prod_jvp(eq, primals, tangents, outs):
+    return [p('reduce_sum', mul(tangents[0], _product_of_others(primals[0], eq.params['axes'])),
+              axes=eq.params['axes'])]
+
+
+def _prod_vjp(eq, cts, primals, outs, active):
+    x = primals[0]
+    return [mul(_kept_broadcast(cts[0], x, eq.params['axes']), _product_of_others(x, eq.params['axes']))]
+
+
+defrules('reduce_prod', _prod_jvp, _prod_vjp)
+
+
+def _cumprod_jvp(eq, primals, tangents, outs):
+    # d y_j = y_j * sum_{i<=j} t_i / x_i (x without zeros, as JAX's
+    # associative-scan rule gives there).
+    return [mul(outs[0], p('cumsum', div(tangents[0], primals[0]), axis=eq.params['axis']))]
+
+
+def _cumprod_vjp(eq, cts, primals, outs, active):
+    x = primals[0]
+    axis = eq.params['axis'] % len(shape_of(x))
+    return [div(_rev_cumsum(mul(cts[0], outs[0]), axis), x)]
+
+
+defrules('cumprod', _cumprod_jvp, _cumprod_vjp)
+
+
+# --- matmul and indexed updates ----------------------------------------------------
+
+def _swap_last(x):
+    nd = len(shape_of(x))
+    return p('transpose', x, permutation=tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _matmul_jvp(eq, primals, tangents, outs):
+    a, b = primals
+    ta, tb = tangents
+    return [sum_tangents([None if ta is None else p('matmul', ta, b), None if tb is None else p('matmul', a, tb)],
+                         shape_of(outs[0]))]
+
+
+def _matmul_vjp(eq, cts, primals, outs, active):
+    """numpy's matmul: 1-d operands become a row or a column, batch
+    dimensions broadcast; each cotangent is summed back to its operand."""
+    a, b = primals
+    sa, sb = shape_of(a), shape_of(b)
+    a2 = p('reshape', a, new_sizes=(1,) + sa) if len(sa) == 1 else a
+    b2 = p('reshape', b, new_sizes=sb + (1,)) if len(sb) == 1 else b
+    cshape = shape_of(cts[0])
+    nbatch = len(cshape) - (len(sa) >= 2) - (len(sb) >= 2)
+    m = sa[-2] if len(sa) >= 2 else 1
+    n = sb[-1] if len(sb) >= 2 else 1
+    ct2 = p('reshape', cts[0], new_sizes=tuple(cshape[:nbatch]) + (m, n))
+    out = [None, None]
+    if active[0]:
+        ga = p('matmul', ct2, _swap_last(b2))
+        out[0] = p('reshape', unbroadcast(ga, shape_of(a2)), new_sizes=sa)
+    if active[1]:
+        gb = p('matmul', _swap_last(a2), ct2)
+        out[1] = p('reshape', unbroadcast(gb, shape_of(b2)), new_sizes=sb)
+    return out
+
+
+defrules('matmul', _matmul_jvp, _matmul_vjp)
+
+
+def _index_update_jvp(eq, primals, tangents, outs):
+    x, v = primals
+    tx, tv = tangents
+    mode = eq.params['mode']
+    if mode in ('set', 'add'):
+        tx = zeros(core.aval_of(x)) if tx is None else tx
+        if tv is None:  # a constant written: no tangent where it lands
+            return [p('index_update', tx, 0.0, **eq.params) if mode == 'set' else tx]
+        return [p('index_update', tx, tv, **eq.params)]
+    if mode == 'mul':
+        # y = x with x[i] *= v: dy = dx with dx[i] *= v, plus x[i] * dv at i
+        dy = None if tx is None else p('index_update', tx, v, **eq.params)
+        if tv is not None:
+            part = p('index_update', zeros(core.aval_of(x)), mul(p('index', x, items=eq.params['items']), tv),
+                     items=eq.params['items'], mode='add')
+            dy = add_any(dy, part)
+        return [dy]
+    raise not_implemented(f'index_update (x.at[...].{mode})')
+
+
+def _index_update_vjp(eq, cts, primals, outs, active):
+    x, v = primals
+    ct = cts[0]
+    items = eq.params['items']
+    mode = eq.params['mode']
+    selected = p('index', ct, items=items)
+    if mode == 'set':
+        return [p('index_update', ct, 0.0, items=items, mode='set') if active[0] else None,
+                unbroadcast(selected, shape_of(v)) if active[1] else None]
+    if mode == 'add':
+        return [ct if active[0] else None, unbroadcast(selected, shape_of(v)) if active[1] else None]
+    if mode == 'mul':
+        return [p('index_update', ct, v, items=items, mode='mul') if active[0] else None,
+                unbroadcast(mul(selected, p('index', x, items=items)), shape_of(v)) if active[1] else None]
+    raise not_implemented(f'index_update (x.at[...].{mode})')
+
+
+defrules('index_update', _index_update_jvp, _index_update_vjp)
