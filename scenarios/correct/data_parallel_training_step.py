@@ -18,17 +18,9 @@ def loss_fn(w, b, x, y):
     return jnp.mean((pred - y) ** 2)
 
 
-def grads(w, b, x, y):
-    # d/dw and d/db of the mean squared error, written out (no autodiff here)
-    err = x @ w + b - y
-    gw = 2.0 * x.T @ err / x.shape[0]
-    gb = 2.0 * jnp.mean(err)
-    return gw, gb
-
-
 @partial(jax.pmap, axis_name='batch', in_axes=(None, None, 0, 0))
 def train_step(w, b, x, y):
-    gw, gb = grads(w, b, x, y)
+    gw, gb = jax.grad(loss_fn, argnums=(0, 1))(w, b, x, y)
     gw = lax.pmean(gw, 'batch')
     gb = lax.pmean(gb, 'batch')
     w = w - 0.1 * gw

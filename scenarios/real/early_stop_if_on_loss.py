@@ -24,9 +24,9 @@ class Model:
         self.step = jax.pmap(self._step, axis_name="d")
 
     def _step(self, w, x, y):
-        err = x @ w - y
-        loss = lax.pmean(jnp.mean(err ** 2), "d")
-        grad = lax.pmean(2.0 * x.T @ err / x.shape[0], "d")
+        loss_fn = lambda w: jnp.mean((x @ w - y) ** 2)
+        loss, grad = jax.value_and_grad(loss_fn)(w)
+        loss, grad = lax.pmean((loss, grad), "d")
         # BUG: Python control flow on a traced value; use lax.cond, or
         # return the loss and decide on the host
         if loss < self.config.tolerance:

@@ -38,11 +38,15 @@ def global_norm(tree):
     return jnp.sqrt(sum(jnp.sum(x ** 2) for x in jax.tree_util.tree_leaves(tree)))
 
 
+def loss_fn(params, x, y):
+    err = x @ params["w"] + params["b"] - y
+    return jnp.mean(err ** 2)
+
+
 @partial(jax.pmap, axis_name="dp", in_axes=(None, None, 0, 0), out_axes=(None, None, None, None))
 def train_step(params, state, x, y):
-    err = x @ params["w"] + params["b"] - y
-    loss = lax.pmean(jnp.mean(err ** 2), "dp")
-    grads = {"w": 2.0 * x.T @ err / x.shape[0], "b": 2.0 * jnp.mean(err)}
+    loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+    loss = lax.pmean(loss, "dp")
     grads = lax.pmean(grads, "dp")
     norm = global_norm(grads)
     scale = jnp.minimum(1.0, 3.0 / norm)

@@ -95,6 +95,12 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
               "its share (devices / processes)");
         }
         h.process_local_devices = value == "local";
+      } else if (key == "strict") {
+        if (value != "0" && value != "1") {
+          bad(path, line, raw, "strict=" + value + " is not 0 or 1",
+              "strict=1 makes warnings about the program (parameter drift) errors, as --strict does");
+        }
+        h.strict = value == "1";
       } else if (key == "expect") {
         if (value != "ok" && value != "deadlock" && value != "mismatch" &&
             !(value.rfind("error:", 0) == 0 && value.size() > 6)) {
@@ -108,7 +114,7 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else {
         bad(path, line, raw, "unknown key '" + key + "'",
-            "known keys: devices, threads, seed, max-steps, processes, process-devices, expect, expect-line, "
+            "known keys: devices, threads, seed, max-steps, processes, process-devices, strict, expect, expect-line, "
             "expect-decision-line, expect-message=, expect-stdout:");
       }
     }

@@ -2,7 +2,7 @@
 // The `# spmd: key=value` header comments of a scenario file: run settings
 // and, for `spmd test`, the expected outcome.
 //
-//   # spmd: devices=4 threads=1 seed=0 max-steps=100000 processes=2 process-devices=local
+//   # spmd: devices=4 threads=1 seed=0 max-steps=100000 processes=2 process-devices=local strict=1
 //   # spmd: expect=deadlock            (ok | deadlock | mismatch | error:KIND)
 //   # spmd: expect-line=14             (the report points at this line)
 //   # spmd: expect-decision-line=9     (the first differing cond/loop is here)
@@ -32,6 +32,7 @@ struct ScenarioHeader {
   std::optional<std::uint64_t> max_steps;
   std::optional<int> processes;             // run as this many processes (spmd run / spmd test launch them)
   std::optional<bool> process_local_devices;  // process-devices=local: each process runs its share
+  std::optional<bool> strict;               // strict=1: warnings about the program are errors (as --strict)
   std::string expect;                       // "" when not declared
   std::optional<int> expect_line;
   std::optional<int> expect_decision_line;

@@ -99,6 +99,16 @@ void bind_runtime(py::module_& m) {
   });
   // An error found while tracing a pmap-ed function gets the same notes as one
   // raised on a device (a replicated argument that looks meant to be split).
+  m.def("add_note", [](const py::handle& exc, const std::string& line) {
+    std::exception_ptr p = original_error(exc);
+    if (!p) return;
+    try {
+      std::rethrow_exception(p);
+    } catch (Error& e) {
+      e.mutable_report().details.push_back(line);
+      exc.attr("report") = std::string(e.what());
+    }
+  }, "appends a line of explanation to a runtime error's report");
   m.def("add_pmap_notes", [](const py::handle& exc, const std::vector<Array>& args, const PmapOptions& o, int n) {
     std::exception_ptr p = original_error(exc);
     if (!p) return;

@@ -251,9 +251,14 @@ class _PmappedFunction:
         program, out_tree, out_axes = entry
         opts.out_axes = out_axes
         opts.out_names = ['output' + p for p in tree_util.tree_paths(out_tree)]
-        outs = _spmd.pmap(program, arrays, opts)
         if self.drift is None:
             self.drift = drift.Checker(getattr(self.fun, '__name__', 'fun'), self.axis_name or '')
+        try:
+            outs = _spmd.pmap(program, arrays, opts)
+        except _spmd.SpmdError as e:
+            if getattr(e, 'kind', '') == 'OutAxesError':
+                self.drift.explain(e, program, opts.in_axes, names, opts.out_names)
+            raise
         self.drift.check(program, arrays, opts.in_axes, outs, out_axes, names, opts.out_names)
         return out_tree.unflatten([core.ArrayImpl(o) for o in outs])
 

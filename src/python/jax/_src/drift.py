@@ -152,15 +152,32 @@ class Checker:
         entry = self.cache.get(key)
         if entry is None:
             entry = self.cache[key] = (program, analyze(program, replicated, self.axis_name))
+        drifted = {}  # the update's location -> [(candidate, per-device values)]
         for c in entry[1]:
             axis = out_axes[c.output]
             if axis is None:
                 continue  # pmap's out_axes=None check compares the copies itself
             values = outs[c.output].to_numpy()
             if not _same_on_every_device(values, axis):
-                self._report(c, np.moveaxis(values, axis, 0), in_names[c.input], out_names[c.output])
+                drifted.setdefault(c.loc, []).append((c, np.moveaxis(values, axis, 0)))
+        for loc, found in drifted.items():
+            self._report(loc, found, in_names, out_names)
 
-    def _report(self, c, rows, in_name, out_name):
+    def explain(self, error, program, in_axes, in_names, out_names):
+        """Adds to pmap's out_axes=None error (copies of an output differ)
+        the update that made them differ, when the analysis finds one."""
+        replicated = {i for i, a in enumerate(in_axes) if a is None}
+        if not replicated:
+            return
+        for c in analyze(program, replicated, self.axis_name):
+            if f'for {out_names[c.output]} but' in error.message:
+                _spmd.add_note(error, f'{out_names[c.output]} is {in_names[c.input]} (replicated) combined with a '
+                                      f'device-varying value at {source_info.describe(c.loc)}: parameter drift, as '
+                                      'from a gradient that was not averaged over the devices')
+                return
+
+    def _report(self, loc, found, in_names, out_names):
+        rows = found[0][1]
         groups = []
         for d, r in enumerate(rows):
             for g in groups:
@@ -169,7 +186,8 @@ class Checker:
                     break
             else:
                 groups.append([d])
-        diff = max(float(np.max(np.abs(r.astype(np.float64) - rows[0].astype(np.float64)))) for r in rows[1:])
+        diff, worst = max((max(float(np.max(np.abs(r.astype(np.float64) - values[0].astype(np.float64))))
+                                for r in values[1:]), out_names[c.output]) for c, values in found)
         if len(groups) == len(rows):
             who = f'all {len(rows)} devices hold different values'
         else:
@@ -177,10 +195,13 @@ class Checker:
                                                                     for g in groups[:8])
             if len(groups) > 8:
                 who += f' | ... ({len(groups)} groups)'
-        where = source_info.describe(c.loc)
+        outs = _names([out_names[c.output] for c, _ in found])
+        ins = _names([in_names[c.input] for c, _ in found])
+        verb = 'differs' if len(found) == 1 else 'differ'
+        where = source_info.describe(loc)
         axis = self.axis_name or 'the pmap axis'
-        msg = (f'parameter drift: {out_name} of {self.fun_name} differs between devices although {in_name} entered '
-               f'the pmap replicated: {who} (largest difference from device 0: {diff:.6g}). At {where} the '
+        msg = (f'parameter drift: {outs} of {self.fun_name} {verb} between devices although {ins} entered the pmap '
+               f'replicated: {who} (largest difference from device 0: {diff:.6g} in {worst}). At {where} the '
                'replicated value is combined with a device-varying one, such as a gradient of each device\'s own '
                'batch.')
         hint = (f"average it over the devices first, e.g. grads = jax.lax.pmean(grads, '{axis}'), so every copy "
@@ -188,12 +209,18 @@ class Checker:
         if _strict():
             err = ParameterDriftError(msg)
             err._spmd_hint = hint
-            if c.loc is not None:
-                err._spmd_where = c.loc
+            if loc is not None:
+                err._spmd_where = loc
             raise err
-        key = (self.fun_name, out_name, c.loc)
+        key = (self.fun_name, loc)
         if key in _warned:
             return
         _warned.add(key)
-        prefix = f'{c.loc[0]}:{c.loc[1]}: ' if c.loc else ''
+        prefix = f'{loc[0]}:{loc[1]}: ' if loc else ''
         sys.stderr.write(f'warning: {prefix}{msg}\n  hint: {hint}\n')
+
+
+def _names(names):
+    if len(names) > 4:
+        names = names[:3] + [f'{len(names) - 3} more']
+    return names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' and ' + names[-1]
