@@ -20,6 +20,19 @@ namespace {
 std::mutex g_stop_mu;
 std::exception_ptr g_stop_error;
 
+// Time spent in device runs since the process started, finished runs only,
+// and the start of the run in progress (epoch when none).
+using clock = std::chrono::steady_clock;
+std::mutex g_device_time_mu;
+clock::duration g_device_time{};
+clock::time_point g_device_run_since{};
+
+// Device time up to `now`, the run in progress included.
+clock::duration device_time(clock::time_point now) {
+  std::lock_guard<std::mutex> lock(g_device_time_mu);
+  return g_device_time + (g_device_run_since == clock::time_point{} ? clock::duration{} : now - g_device_run_since);
+}
+
 std::exception_ptr budget_error(double max_seconds) {
   std::ostringstream budget;
   budget << max_seconds;
@@ -70,16 +83,32 @@ HostWatch::~HostWatch() {
   PyThreadState_SetAsyncExc(main_thread_, nullptr);
 }
 
+DeviceRunClock::DeviceRunClock() : start_(clock::now()) {
+  std::lock_guard<std::mutex> lock(g_device_time_mu);
+  g_device_run_since = start_;
+}
+
+DeviceRunClock::~DeviceRunClock() {
+  std::lock_guard<std::mutex> lock(g_device_time_mu);
+  g_device_time += clock::now() - start_;
+  g_device_run_since = {};
+}
+
 void HostWatch::watch() {
-  using clock = std::chrono::steady_clock;
-  const auto deadline =
-      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(max_seconds_));
+  // The host budget counts the program's own time: device runs have theirs.
+  const auto start = clock::now();
+  const auto device_time_before = device_time(start);
+  const auto budget = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(max_seconds_));
+  auto over_budget = [&] {
+    const auto now = clock::now();
+    return (now - start) - (device_time(now) - device_time_before) > budget;
+  };
   std::unique_lock<std::mutex> lock(mu_);
   // Interrupts are polled: Runtime::interrupt comes from a signal thread that
   // knows nothing of Python. 20 ms is well below what a person notices.
   while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; })) {
     const bool interrupted = interrupted_();
-    if (!interrupted && !(max_seconds_ > 0 && clock::now() > deadline)) continue;
+    if (!interrupted && !(max_seconds_ > 0 && over_budget())) continue;
     // An asynchronous exception reaches the main thread between two
     // bytecodes, whatever Python loop it is in (a pending call would wait
     // for the main thread to look). Raising it needs the GIL: the main

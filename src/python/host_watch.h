@@ -9,6 +9,7 @@
 
 #include <Python.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -41,6 +42,20 @@ class HostWatch {
   bool done_ = false;
   unsigned long main_thread_;
   std::thread thread_;
+};
+
+/// Marks a device run (pmap of a traced program): its time counts against
+/// the run's own budget, not the host program's, so the host clock stops
+/// while one lives. Runs do not nest.
+class DeviceRunClock {
+ public:
+  DeviceRunClock();
+  ~DeviceRunClock();
+  DeviceRunClock(const DeviceRunClock&) = delete;
+  DeviceRunClock& operator=(const DeviceRunClock&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point start_;
 };
 
 /// The error that _spmd.HostStop stands for, once a HostWatch raised it.

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "python/bindings.h"
+#include "python/host_watch.h"
 #include "spmd/runtime/device.h"
 #include "python/python_errors.h"
 #include "spmd/error.h"
@@ -180,6 +181,7 @@ void bind_runtime(py::module_& m) {
     std::vector<Array> result;
     std::exception_ptr error;
     {
+      DeviceRunClock device_run;
       FiberSafeGilRelease release;
       try {
         result = runtime().pmap(fn, args, o);
@@ -195,6 +197,7 @@ void bind_runtime(py::module_& m) {
   m.def("pmap", [](const std::shared_ptr<program::Program>& p, const std::vector<Array>& args, const PmapOptions& o) {
     runtime();  // a clear error when no runtime is set
     // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
+    DeviceRunClock device_run;
     FiberSafeGilRelease release;
     return program::pmap_program(p, args, o);
   });
