@@ -25,6 +25,16 @@ namespace {
   throw AxisNameError(std::move(r));
 }
 
+// Where `name` is bound in the device's environment, -1 if nowhere. A nested
+// pmap may bind a name its parent bound: the inner binding shadows the outer
+// one, as in JAX's axis environment.
+int innermost_binding(const DeviceContext& ctx, const std::string& name) {
+  for (std::size_t i = ctx.env.size(); i-- > 0;) {
+    if (ctx.env[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 // Observers (trace, timeline) get the whole signature; off the hot path.
 [[gnu::noinline]] void notify_enter(DeviceContext& ctx, const CollectiveSite& site, std::int64_t seq,
                                     const CollectiveSignature& sig) {
@@ -51,9 +61,9 @@ std::uint64_t resolve_axes(const DeviceContext* ctx, const std::vector<std::stri
   std::uint64_t mask = 0;
   for (const auto& name : axes) {
     if (ctx == nullptr) unbound_axis(ctx, name, op, loc);
-    auto it = std::find_if(ctx->env.begin(), ctx->env.end(), [&](const AxisBinding& b) { return b.name == name; });
-    if (it == ctx->env.end()) unbound_axis(ctx, name, op, loc);
-    std::uint64_t bit = std::uint64_t{1} << (it - ctx->env.begin());
+    const int pos = innermost_binding(*ctx, name);
+    if (pos < 0) unbound_axis(ctx, name, op, loc);
+    std::uint64_t bit = std::uint64_t{1} << pos;
     if (mask & bit) {
       Report r = make_report("AxisNameError", std::string(op) + ": axis '" + name + "' is named twice",
                              "name each axis once: " + std::string(op) + "(x, ('i', 'j'))");
@@ -69,12 +79,11 @@ std::uint64_t resolve_axes(const DeviceContext* ctx, const std::vector<std::stri
 AxisPosition axis_position(const DeviceContext& ctx, const std::vector<std::string>& axes) {
   AxisPosition p;
   for (const auto& name : axes) {
-    for (const auto& b : ctx.env) {
-      if (b.name == name) {
-        p.index = p.index * b.size + b.index;
-        p.size *= b.size;
-      }
-    }
+    const int pos = innermost_binding(ctx, name);
+    if (pos < 0) continue;
+    const AxisBinding& b = ctx.env[static_cast<std::size_t>(pos)];
+    p.index = p.index * b.size + b.index;
+    p.size *= b.size;
   }
   return p;
 }

@@ -159,6 +159,31 @@ print(jax.pmap(both, axis_name='i')(jnp.ones((2, 4))))
         "[[8. 8. 8. 8.]\n [8. 8. 8. 8.]]\n");
 }
 
+TEST_CASE("python::pmap: a pmap of a pmap object, and an inner axis name that shadows the outer one",
+          "[python][pmap][nested]") {
+  // Once a crash (issue 19, finding 1): the outer pmap copied the inner
+  // one's attributes and ran the inner program with the outer's data.
+  auto r = run(R"PY(
+import jax, jax.numpy as jnp
+from jax import lax
+x = jnp.arange(4.0).reshape(2, 2)
+print(jax.pmap(jax.pmap(lambda v: lax.psum(v, 'j'), axis_name='j'), axis_name='i')(x).tolist())
+inner = jax.pmap(lambda v: (lax.psum(v, 'i'), lax.all_gather(v, 'i'), lax.axis_index('i'),
+                            lax.ppermute(v, 'i', [(0, 1), (1, 0)])), axis_name='i')
+for out in jax.pmap(inner, axis_name='i')(x):
+    print(out.tolist())
+print(jax.pmap(jax.pmap(lambda v: lax.psum(v, ('i', 'j')), axis_name='j'), axis_name='i')(x).tolist())
+)PY", 4);
+  CHECK(r.out ==
+        "[[1.0, 1.0], [5.0, 5.0]]\n"
+        // The inner 'i' is the one the collectives see: rows are summed, gathered, permuted.
+        "[[1.0, 1.0], [5.0, 5.0]]\n"
+        "[[[0.0, 1.0], [0.0, 1.0]], [[2.0, 3.0], [2.0, 3.0]]]\n"
+        "[[0, 1], [0, 1]]\n"
+        "[[1.0, 0.0], [3.0, 2.0]]\n"
+        "[[6.0, 6.0], [6.0, 6.0]]\n");
+}
+
 TEST_CASE("python::pmap: collectives over pytrees and Python constants", "[python][pmap][collectives]") {
   auto r = run(R"PY(
 import jax

@@ -190,7 +190,7 @@ class _PmappedFunction:
         self.cache = {}
         self.names = {}
         self.drift = None
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a wrapped pmap or jit is an object like this one
 
     def __call__(self, *args, **kwargs):
         loc = source_info.current_location()
@@ -397,7 +397,7 @@ class _JittedFunction:
         self.static = static
         self.static_names = static_names
         self.cache = {}
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a wrapped pmap or jit is an object like this one
 
     def _split(self, args, kwargs):
         static_pos = {s % len(args) for s in self.static if -len(args) <= s < len(args)}
