@@ -20,6 +20,7 @@
 #include "spmd/runtime/runtime.h"
 #include "spmd/trace/chrome_trace.h"
 #include "spmd/trace/jsonl_trace.h"
+#include "util/input_file.h"
 
 namespace spmd::cli {
 
@@ -65,7 +66,7 @@ int exit_code_for_kind(const std::string& kind) {
   if (kind == "Deadlock") return 3;
   if (kind == "CollectiveMismatch") return 4;
   if (kind == "SyntaxError" || kind == "IndentationError" || kind == "TabError" || kind == "UsageError" ||
-      kind == "FileNotFoundError" || kind == "BackendUnavailable") {
+      kind == "BackendUnavailable") {
     return 2;
   }
   if (kind == "Interrupted") return 130;
@@ -160,13 +161,11 @@ ProcessLayout process_layout(const RunSettings& settings, const ScenarioHeader& 
   return l;
 }
 
-ProcessLayout process_layout_for(const RunSettings& settings) {
+ProcessLayout process_layout_for(RunSettings& settings) {
   ScenarioHeader header;
   try {
-    std::ifstream file(settings.path);
-    std::stringstream buf;
-    buf << file.rdbuf();
-    header = parse_scenario_header(buf.str(), settings.path);
+    if (!settings.source) settings.source = read_input_file(settings.path, "program file", kMaxProgramBytes);
+    header = parse_scenario_header(*settings.source, settings.path);
   } catch (const Error&) {
     // Running the file reports why it cannot be read or parsed.
   }
@@ -191,14 +190,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     outcome.report = std::move(r);
   };
   try {
-    std::ifstream file(settings.path);
-    if (!file) {
-      throw InvalidArgument(make_report("FileNotFoundError", "cannot read the scenario file '" + settings.path + "'",
-                                        "check the path; scenarios are .py files (see scenarios/)"));
-    }
-    std::stringstream buf;
-    buf << file.rdbuf();
-    text = buf.str();
+    text = settings.source ? *settings.source : read_input_file(settings.path, "program file", kMaxProgramBytes);
     ScenarioHeader header = parse_scenario_header(text, settings.path);
 
     const ProcessLayout layout = process_layout(settings, header);

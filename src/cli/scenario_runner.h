@@ -28,6 +28,7 @@ enum class BreakpointMode { kAuto, kPrompt, kPrint };
 
 struct RunSettings {
   std::string path;
+  std::optional<std::string> source;     // the file's text once read (read once: a FIFO has no second reading)
   std::optional<int> devices;            // else the header's, else 8
   std::optional<int> threads;            // else the header's, else 1
   std::optional<std::uint64_t> seed;     // else the header's, else 0
@@ -82,9 +83,12 @@ struct ProcessLayout {
   bool local_devices = false;  ///< each process runs devices / processes of them
 };
 ProcessLayout process_layout(const RunSettings& settings, const ScenarioHeader& header);
-/// The same, reading the header from settings.path (an unreadable file
-/// counts as no header: running it then reports why).
-ProcessLayout process_layout_for(const RunSettings& settings);
+/// The same, reading the header from settings.path into settings.source
+/// (an unreadable file counts as no header: running it then reports why).
+ProcessLayout process_layout_for(RunSettings& settings);
+
+/// The most a program file may hold.
+inline constexpr std::size_t kMaxProgramBytes = std::size_t{64} << 20;
 
 /// Runs `settings.path`. Program output (print, debug prints) goes to `out`,
 /// warnings to `err`; breakpoint prompts read `in`. Never throws spmd::Error:

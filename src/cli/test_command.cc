@@ -10,6 +10,7 @@
 #include "cli/process_launcher.h"
 #include "cli/scenario_header.h"
 #include "spmd/error.h"
+#include "util/input_file.h"
 
 namespace spmd::cli {
 
@@ -47,13 +48,6 @@ std::string got_of(const RunOutcome& o) {
   return o.status;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 TestResult test_scenario(const std::string& path, const RunSettings& base) {
@@ -64,7 +58,8 @@ TestResult test_scenario(const std::string& path, const RunSettings& base) {
   settings.breakpoints = BreakpointMode::kPrint;
   ScenarioHeader header;
   try {
-    header = parse_scenario_header(read_file(path), path);
+    settings.source = read_input_file(path, "program file", kMaxProgramBytes);
+    header = parse_scenario_header(*settings.source, path);
   } catch (const Error& e) {
     t.problems.push_back(e.report().message);
   }

@@ -18,7 +18,7 @@ Array Array::uninitialized(const Shape& shape, DType dtype, std::string_view wha
                              "every dimension must be >= 0");
     }
   }
-  std::size_t nbytes = static_cast<std::size_t>(num_elements(shape)) * dtype_size(dtype);
+  std::size_t nbytes = byte_count(shape, dtype);
   return Array(detail::Buffer::allocate(nbytes, what), shape, dtype, false);
 }
 

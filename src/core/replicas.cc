@@ -16,7 +16,7 @@ struct ArrayInternals {
 
 std::vector<Array> uninitialized_replicas(const std::vector<std::shared_ptr<Arena>>& arenas, const Shape& shape,
                                           DType dtype, std::string_view what) {
-  const std::size_t nbytes = static_cast<std::size_t>(num_elements(shape)) * dtype_size(dtype);
+  const std::size_t nbytes = byte_count(shape, dtype);
   std::vector<Array> arrays;
   arrays.reserve(arenas.size());
   if (!std::all_of(arenas.begin(), arenas.end(), [](const auto& a) { return a->memory_kind() == MemoryKind::kHost; })) {

@@ -6,8 +6,25 @@ namespace spmd {
 
 std::int64_t num_elements(const Shape& shape) {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) {
+    // A shape whose count overflows would index memory it never allocated.
+    if (__builtin_mul_overflow(n, d, &n)) {
+      throw_shape_error("shape", "the shape " + shape_to_string(shape) + " has more elements than 64 bits can count",
+                        "no array can be that large; check the dimensions (a size in bytes or a power of two "
+                        "where a count was meant?)");
+    }
+  }
   return n;
+}
+
+std::size_t byte_count(const Shape& shape, DType dtype) {
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(num_elements(shape)), dtype_size(dtype), &bytes)) {
+    throw_shape_error("shape", "an array of shape " + shape_to_string(shape) + " and dtype " +
+                                   std::string(dtype_name(dtype)) + " has more bytes than 64 bits can count",
+                      "no array can be that large; check the dimensions");
+  }
+  return bytes;
 }
 
 std::string shape_to_string(const Shape& shape) {

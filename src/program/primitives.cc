@@ -411,6 +411,26 @@ AxisSet axes_of(const Primitive& p, const Params& params) {
   return AxisSet(params.get<std::vector<std::string>>("axes", p.name));
 }
 
+// A ppermute pair or an axis_index_groups entry outside the axis would be
+// truncated on its way to the runtime's int device indices: say so while
+// tracing, with the axis size.
+void check_indices_in_range(const Primitive& p, const Params& params, std::int64_t n) {
+  auto check = [&](const char* key, const char* what) {
+    const auto flat = params.get_or<std::vector<std::int64_t>>(key, {});
+    for (std::int64_t i : flat) {
+      if (i >= 0 && i < n) continue;
+      const std::string axes = axes_of(p, params).to_string();
+      throw_invalid_argument("ValueError",
+                             p.name + ": " + what + " names index " + std::to_string(i) + ", but the axis " + axes +
+                                 " has size " + std::to_string(n),
+                             "indices along the axis run from 0 to " + std::to_string(n - 1) +
+                                 " (what lax.axis_index returns)");
+    }
+  };
+  check("perm", "the permutation");
+  check("axis_index_groups", "axis_index_groups");
+}
+
 // The size of the group the axes span, checking each is bound, as JAX does
 // when the collective is traced ("unbound axis name: j").
 std::int64_t bound_size(const Primitive& p, const Params& params, const AxisEnv& env) {
@@ -427,6 +447,7 @@ std::int64_t bound_size(const Primitive& p, const Params& params, const AxisEnv&
     }
     n *= it->size;
   }
+  check_indices_in_range(p, params, n);
   return n;
 }
 

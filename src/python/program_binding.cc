@@ -8,6 +8,7 @@
 #include "spmd/program/executor.h"
 #include "spmd/program/primitive.h"
 #include "spmd/runtime/device.h"
+#include "util/format_bytes.h"
 #include "util/tsan_annotations.h"
 
 namespace spmd::python {
@@ -53,6 +54,24 @@ namespace {
 // as immutable ProgramRefs.
 using ProgramHolder = std::shared_ptr<program::Program>;
 ProgramHolder held(program::ProgramRef p) { return std::const_pointer_cast<program::Program>(std::move(p)); }
+
+// What an operation outside pmap that the host could not allocate for
+// reports: as a device's arena does, with the result's size.
+OutOfMemoryError host_out_of_memory(const std::string& prim, const std::vector<program::Aval>& outs, SourceLoc where) {
+  std::string results;
+  std::size_t bytes = 0;
+  for (const program::Aval& a : outs) {
+    results += (results.empty() ? "" : ", ") + a.str();
+    bytes += byte_count(a.shape, a.dtype);
+  }
+  Report r = make_report("OutOfMemoryError",
+                         "host: out of memory computing " + prim + " (" + results + ", " + format_bytes(bytes) + ")",
+                         "the host could not allocate the result; make the array smaller, or compute it "
+                         "sharded inside pmap");
+  r.op = prim;
+  r.where = where;
+  return OutOfMemoryError(std::move(r));
+}
 
 // Python values -> equation parameters. bool before int: True is an int too.
 program::Param to_param(const py::handle& v) {
@@ -192,6 +211,7 @@ void bind_programs(py::module_& m) {
         [](const std::string& prim, const std::vector<Array>& args, const py::dict& params, const py::handle& loc) {
           SourceLoc where = to_loc(loc);
           const program::Primitive& p = program::find_primitive(prim);
+          std::vector<program::Aval> outs;
           try {
             // Eager evaluation checks like tracing does, so both paths give one error.
             std::vector<program::Aval> in;
@@ -203,7 +223,7 @@ void bind_programs(py::module_& m) {
               set_current_location(where);
               for (const AxisBinding& b : current_device().axes) axes.push_back({b.name, b.size});
             }
-            p.abstract_eval(p, in, ps, axes);
+            outs = p.abstract_eval(p, in, ps, axes);
             // On a device under disable_jit a collective may park this
             // fiber: never while holding the GIL (see pmap_eager).
             FiberSafeGilRelease release;
@@ -211,6 +231,8 @@ void bind_programs(py::module_& m) {
           } catch (Error& e) {
             if (!e.report().where.valid()) e.mutable_report().where = where;
             throw;
+          } catch (const std::bad_alloc&) {
+            throw host_out_of_memory(prim, outs, where);
           }
         },
         py::arg("primitive"), py::arg("args"), py::arg("params"), py::arg("loc") = py::none());

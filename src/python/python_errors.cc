@@ -5,6 +5,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <initializer_list>
 #include <vector>
 
@@ -99,6 +100,24 @@ py::object call(const py::handle& f, std::initializer_list<py::handle> args) {
   return py::reinterpret_steal<py::object>(r);
 }
 
+// Whether `file` belongs to Python's standard library or an installed
+// package (numpy...), not to the user's program.
+bool is_library_file(const std::string& file) {
+  static const std::vector<std::string> prefixes = [] {
+    std::vector<std::string> out;
+    py::object paths = call(py::module_::import("sysconfig").attr("get_paths"), {});
+    if (!paths.is_none()) {
+      for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"}) {
+        py::object p = py::dict(paths).attr("get")(key);
+        if (!p.is_none()) out.push_back(p.cast<std::string>() + "/");
+      }
+    }
+    return out;
+  }();
+  if (file.find("/dist-packages/") != std::string::npos || file.find("/site-packages/") != std::string::npos) return true;
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return file.rfind(p, 0) == 0; });
+}
+
 UserFrames user_frames(const py::handle& trace, const std::string& path, const std::string& source) {
   UserFrames u;
   py::module_ tb = py::module_::import("traceback");
@@ -107,18 +126,27 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   py::list frames(extracted);
   const std::string ours = package_dir();
   py::list kept;
-  py::object last_tb = py::none();  // the traceback entry of the user's innermost frame
+  // The frame a report points at: the innermost of the user's own code,
+  // else (an error inside a library called from nowhere of theirs) the
+  // innermost kept. Library frames stay in the traceback, as CPython shows them.
+  py::object last = py::none();
+  py::object last_tb = py::none();  // its traceback entry
+  bool last_is_users = false;
   py::object entry = py::reinterpret_borrow<py::object>(trace);
   for (auto f : frames) {
     std::string file = f.attr("filename").cast<std::string>();
     if (file.rfind(ours, 0) != 0) {
       kept.append(f);
-      last_tb = entry;
+      const bool users = !is_library_file(file);
+      if (users || !last_is_users) {
+        last = py::reinterpret_borrow<py::object>(f);
+        last_tb = entry;
+        last_is_users = users;
+      }
     }
     if (!entry.is_none()) entry = entry.attr("tb_next");
   }
   if (py::len(kept) == 0) return u;
-  py::object last = kept[py::len(kept) - 1];
   u.where.file = intern_path(last.attr("filename").cast<std::string>());
   u.where.line = last.attr("lineno").cast<std::uint32_t>();
   py::object col = last.attr("colno");

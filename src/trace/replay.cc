@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
+#include <sstream>
 
 #include "rendezvous/rendezvous.h"
 #include "rendezvous/run_reports.h"
@@ -11,6 +11,7 @@
 #include "spmd/pmap/pmap.h"
 #include "spmd/runtime/device.h"
 #include "trace/trace_reader.h"
+#include "util/input_file.h"
 
 namespace spmd {
 
@@ -152,10 +153,12 @@ ReplaySummary replay_merged(const Trace& trace, const std::vector<std::string>& 
                        trace.end_kind};
 }
 
-std::ifstream open_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw_invalid_argument("UsageError", "cannot read the trace file '" + path + "'", "check the path");
-  return in;
+// Read once and whole: a trace may come through a pipe, and a file that
+// never ends (/dev/zero) must not be read forever.
+constexpr std::size_t kMaxTraceBytes = std::size_t{1} << 30;
+
+std::istringstream open_trace(const std::string& path) {
+  return std::istringstream(read_input_file(path, "trace file", kMaxTraceBytes));
 }
 
 }  // namespace
@@ -166,7 +169,7 @@ ReplaySummary replay_trace(std::istream& in, const std::string& source, RuntimeO
 }
 
 ReplaySummary replay_trace_file(const std::string& path, RuntimeOptions options) {
-  std::ifstream in = open_trace(path);
+  std::istringstream in = open_trace(path);
   return replay_trace(in, path, std::move(options));
 }
 
@@ -176,7 +179,7 @@ ReplaySummary replay_trace_files(const std::vector<std::string>& paths, RuntimeO
   Trace merged;
   std::vector<std::size_t> source_of;
   for (std::size_t k = 0; k < paths.size(); ++k) {
-    std::ifstream in = open_trace(paths[k]);
+    std::istringstream in = open_trace(paths[k]);
     Trace t = detail::read_trace(in, paths[k]);
     const int offset = static_cast<int>(merged.contexts.size());
     for (TraceDevice& d : t.contexts) {

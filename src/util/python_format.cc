@@ -17,7 +17,13 @@ namespace {
 
 [[noreturn]] void value_error(const std::string& message) { throw_invalid_argument("ValueError", message); }
 
-
+[[noreturn]] void too_wide(const char* what, std::string_view spec) {
+  throw_invalid_argument("ValueError",
+                         "format spec '" + std::string(spec) + "': the " + what + " is larger than " +
+                             std::to_string(kMaxFormatWidth),
+                         "a printed field this wide is a typo; spmdsim bounds widths and precisions so that one "
+                         "print cannot fill the memory or the disk");
+}
 
 struct Spec {
   std::string fill = " ";
@@ -63,6 +69,7 @@ Spec parse_spec(std::string_view s) {
   bool has_width = false;
   while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
     width = width * 10 + (s[i++] - '0');
+    if (width > kMaxFormatWidth) too_wide("width", s);
     has_width = true;
   }
   if (has_width) sp.width = width;
@@ -73,6 +80,7 @@ Spec parse_spec(std::string_view s) {
     bool any = false;
     while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
       p = p * 10 + (s[i++] - '0');
+      if (p > kMaxFormatWidth) too_wide("precision", s);
       any = true;
     }
     if (!any) value_error("Format specifier missing precision");

@@ -9,6 +9,11 @@
 
 namespace spmd {
 
+/// The largest width or precision a format spec may give (CPython accepts
+/// up to 2^63 and then runs out of memory). jax.debug.print checks the same
+/// bound on the host.
+inline constexpr int kMaxFormatWidth = 1'000'000;
+
 /// repr(float): shortest round-trip digits, "5.0", "0.1", "1e-05", "inf".
 std::string float_repr(double d);
 /// format(v, spec) for a Python int, float or str.

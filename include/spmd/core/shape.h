@@ -2,6 +2,7 @@
 /// \file
 /// Array shapes and axis arithmetic shared by every op.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,8 +14,13 @@ namespace spmd {
 
 using Shape = std::vector<std::int64_t>;
 
-/// Product of the dimensions (1 for a scalar shape).
+/// Product of the dimensions (1 for a scalar shape). Throws ShapeError when
+/// it overflows 64 bits.
 std::int64_t num_elements(const Shape& shape);
+
+/// Bytes an array of `shape` and `dtype` takes. Throws ShapeError when the
+/// count overflows.
+std::size_t byte_count(const Shape& shape, DType dtype);
 
 /// numpy's tuple spelling: "()", "(4,)", "(4, 10)".
 std::string shape_to_string(const Shape& shape);

@@ -3,8 +3,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
-#include <new>
+#include <cstring>
+#include <string>
+
+#include "spmd/error.h"
+#include "util/format_bytes.h"
 
 namespace spmd::sim {
 
@@ -15,9 +21,23 @@ std::size_t page_size() {
 }
 }  // namespace
 
+void StackPool::stacks_unavailable(int error) const {
+  Report r = make_report(
+      "OutOfMemoryError",
+      "cannot reserve fiber stacks of " + format_bytes(stack_size_) + " for " + std::to_string(kStacksPerRegion) +
+          " more devices (" + std::to_string(created_) + " reserved so far): " + std::strerror(error),
+      "the address space (ulimit -v) or memory is too small for this many devices at this stack size; lower "
+      "--stack-size (default 1MiB) or --devices");
+  r.op = "fiber stack";
+  throw OutOfMemoryError(std::move(r));
+}
+
 StackPool::StackPool(std::size_t stack_size) {
   std::size_t page = page_size();
-  stack_size_ = (std::max<std::size_t>(stack_size, 16 * 1024) + page - 1) / page * page;
+  // Clamped far beyond any address space so the rounding cannot wrap; such a
+  // size fails at its first mmap with a clear error.
+  stack_size = std::clamp<std::size_t>(stack_size, 16 * 1024, std::size_t{1} << 56);
+  stack_size_ = (stack_size + page - 1) / page * page;
   slot_size_ = stack_size_ + page;
 }
 
@@ -33,9 +53,14 @@ std::size_t StackPool::stacks_created() const {
 boost::context::stack_context StackPool::allocate() {
   std::lock_guard<std::mutex> lock(mu_);
   if (free_.empty()) {
-    std::size_t bytes = slot_size_ * kStacksPerRegion;
-    void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) throw std::bad_alloc();
+    std::size_t bytes = 0;
+    void* base = MAP_FAILED;
+    int error = EOVERFLOW;
+    if (!__builtin_mul_overflow(slot_size_, kStacksPerRegion, &bytes)) {
+      base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      error = errno;
+    }
+    if (base == MAP_FAILED) stacks_unavailable(error);
     regions_.emplace_back(base, bytes);
     bool guard = created_ + kStacksPerRegion <= kMaxGuardedStacks;
     for (std::size_t i = kStacksPerRegion; i-- > 0;) {

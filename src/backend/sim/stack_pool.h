@@ -27,6 +27,9 @@ class StackPool {
   std::size_t stacks_created() const;
 
  private:
+  /// Throws OutOfMemoryError: the stacks could not be mapped (errno `error`).
+  [[noreturn]] void stacks_unavailable(int error) const;
+
   static constexpr std::size_t kStacksPerRegion = 64;
   static constexpr std::size_t kMaxGuardedStacks = 16384;
   // Stack tops are offset by (slot number % kColors) lines: 64 lines of 64

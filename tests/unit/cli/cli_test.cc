@@ -89,7 +89,7 @@ TEST_CASE("cli::run: exit codes by verdict", "[cli]") {
   REQUIRE(syn.report->where.line == 1);
   RunOutcome missing = run_scenario(RunSettings{.path = "/nonexistent/x.py"}, std::cout, std::cerr, std::cin);
   REQUIRE(missing.exit_code == 2);
-  REQUIRE(missing.report->kind == "FileNotFoundError");
+  REQUIRE(missing.report->kind == "UsageError");
 }
 
 TEST_CASE("cli::run: --devices overrides the header, the default is 8", "[cli]") {

@@ -142,6 +142,27 @@ TEST_CASE("python::jnp: errors of array ops keep their kind and get the scenario
   CHECK(out.out == "caught ShapeError\n");
 }
 
+TEST_CASE("python::jnp: arrays too large for the host are clean errors at the user's line", "[python][jnp][errors]") {
+  // Issue 19, findings 2, 4 and 11: an element count past 64 bits, and
+  // results the host cannot allocate (once an uncaught std::bad_alloc).
+  Report r = run_error<ShapeError>(
+      "import jax\nkey = jax.random.PRNGKey(0)\nx = jax.random.normal(key, (2**62, 4))\n");
+  CHECK(r.message == "shape: the shape (4611686018427387904, 4) has more elements than 64 bits can count");
+  CHECK(r.where.line == 3);
+
+  r = run_error<OutOfMemoryError>("import jax\nx = jax.random.normal(jax.random.PRNGKey(0), (1 << 40,))\n");
+  CHECK(r.message == "host: out of memory computing random_bits (i32[1099511627776], 4.0 TiB)");
+  CHECK(r.where.line == 2);
+  r = run_error<OutOfMemoryError>("import jax\nkeys = jax.random.split(jax.random.PRNGKey(0), 1 << 40)\n");
+  CHECK(r.message == "host: out of memory computing random_bits (i32[1099511627776,2], 8.0 TiB)");
+
+  // numpy's own error, at the user's line rather than inside numpy.
+  r = run_error<ProgramError>("import jax.numpy as jnp\nx = jnp.zeros((2**62, 4))\n");
+  CHECK(r.kind == "ValueError");
+  CHECK(std::string(r.where.file) == "t.py");
+  CHECK(r.where.line == 2);
+}
+
 TEST_CASE("python::jnp: jax.nn, vmap, jit and tree utilities", "[python][jnp]") {
   auto r = run(R"PY(
 import jax

@@ -293,3 +293,20 @@ print(jax.process_index(), jax.process_count())
   CHECK(r.message == "jax.distributed.initialize should only be called once.");
   CHECK(r.where.line == 3);
 }
+
+TEST_CASE("python::pmap: ppermute pairs and axis_index_groups outside the axis are ValueErrors while tracing",
+          "[python][pmap][collectives][errors]") {
+  // Issue 19, finding 19: indices past 32 bits were truncated ((1, 2**32 + 2) acted as (1, 2)).
+  Report r = run_error<InvalidArgument>(
+      "import jax, jax.numpy as jnp\nfrom jax import lax\n"
+      "f = jax.pmap(lambda x: lax.ppermute(x, 'i', [(1, 4294967298)]), axis_name='i')\nf(jnp.arange(4.0))\n");
+  CHECK(r.kind == "ValueError");
+  CHECK(r.message == "ppermute: the permutation names index 4294967298, but the axis 'i' has size 4");
+  CHECK(r.hint == "indices along the axis run from 0 to 3 (what lax.axis_index returns)");
+  CHECK(r.where.line == 3);
+  r = run_error<InvalidArgument>(
+      "import jax, jax.numpy as jnp\nfrom jax import lax\n"
+      "f = jax.pmap(lambda x: lax.psum(x, 'i', axis_index_groups=[[0, -1], [2, 3]]), axis_name='i')\n"
+      "f(jnp.arange(4.0))\n");
+  CHECK(r.message == "psum: axis_index_groups names index -1, but the axis 'i' has size 4");
+}

@@ -162,3 +162,17 @@ jax.pmap(f)(jnp.arange(2))
 )PY", 2);
   CHECK_THAT(side.err, Catch::Contains("warning: t.py:7: side effect inside a pmap-ed function: setting attribute 'last' of 'tag'"));
 }
+
+TEST_CASE("python::errors: jax.debug.print refuses field widths past the bound, on the host and on devices",
+          "[python][errors]") {
+  Report r = run_error<ProgramError>("import jax, jax.numpy as jnp\njax.debug.print('{:99999999999}', jnp.float32(1))\n");
+  CHECK(r.kind == "ValueError");
+  CHECK(r.message == "format spec '99999999999': the width is larger than 1000000");
+  CHECK(r.where.line == 2);
+  r = run_error<ProgramError>(
+      "import jax, jax.numpy as jnp\nf = jax.pmap(lambda x: jax.debug.print('{:.99999999}', x))\nf(jnp.arange(2.0))\n");
+  CHECK(r.message == "format spec '.99999999': the precision is larger than 1000000");
+  CHECK(r.where.line == 2);
+  auto out = run("import jax, jax.numpy as jnp\njax.debug.print('{:>8.3f}|{:08}|{:x>5}', jnp.float32(1), 7, 3)\n");
+  CHECK(out.out == "   1.000|00000007|xxxx3\n");
+}

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/sim/stack_pool.h"
+#include "spmd/error.h"
 
 using spmd::sim::StackPool;
 
@@ -50,4 +51,16 @@ TEST_CASE("sim::StackPool: stack tops take every line offset of a page, above th
     if (i != 10) pool.deallocate(stacks[i]);
   }
   pool.deallocate(again);
+}
+
+TEST_CASE("sim::StackPool: stacks that cannot be mapped are an OutOfMemoryError that names the size", "[runtime][stack]") {
+  // Issue 19, finding 3: once std::bad_alloc, ending in `terminate called`.
+  StackPool pool(std::size_t{1} << 50);  // 1 PiB per stack: no address space holds 64 of them
+  try {
+    pool.allocate();
+    FAIL("a petabyte stack was mapped");
+  } catch (const spmd::OutOfMemoryError& e) {
+    CHECK(e.report().message.rfind("cannot reserve fiber stacks of 1024.0 TiB for 64 more devices (0 reserved so far): ", 0) == 0);
+    CHECK(e.report().hint.find("--stack-size") != std::string::npos);
+  }
 }

@@ -6,6 +6,7 @@ prints its own values, tagged "[device 3]", in spmdsim's deterministic order
 """
 
 import builtins
+import re
 import string
 
 from jax._src import core, source_info
@@ -13,7 +14,28 @@ from jax._src import core, source_info
 _formatter = string.Formatter()
 
 
+# As the C++ formatter (util/python_format.h): a wider field is a typo, and
+# CPython would try to build it (MemoryError, or a gigabyte printed).
+_MAX_WIDTH = 1_000_000
+_WIDTHS = re.compile(r'(?:^|[^0-9.])0*([0-9]+)|\.([0-9]+)')
+
+
+def _check_widths(fmt):
+    for _, field, spec, _ in _formatter.parse(fmt):
+        if field is None or not spec:
+            continue
+        for width, precision in _WIDTHS.findall(spec.split('{')[0]):
+            n = width or precision
+            if len(n) > 7 or int(n) > _MAX_WIDTH:
+                what = 'width' if width else 'precision'
+                err = ValueError(f"format spec '{spec}': the {what} is larger than {_MAX_WIDTH}")
+                err._spmd_hint = ('a printed field this wide is a typo; spmdsim bounds widths and precisions so '
+                                  'that one print cannot fill the memory or the disk')
+                raise err
+
+
 def print(fmt, *args, ordered=False, **kwargs):
+    _check_widths(fmt)
     if core.current_trace() is None and not any(isinstance(v, core.Tracer) for v in args + tuple(kwargs.values())):
         builtins.print(fmt.format(*args, **kwargs))
         return
