@@ -315,7 +315,16 @@ int main(int argc, char** argv) {
   }
   // `spmd test` stopped by a signal: 128 + the signal as well.
   if (int sig = spmd::cli::received_signal(); sig != 0 && code != 0) code = 128 + sig;
+  // The program's output, or the JSON report, that did not reach stdout (a
+  // full disk, a closed pipe) is a failed run, whatever its verdict was.
+  // (The stream keeps no errno: the failed write may be long past.)
   std::cout << std::flush;
+  if (!std::cout) {
+    std::cerr << "spmd: could not write everything to stdout (a full disk, or a closed pipe?): the program's output "
+                 "or the report is incomplete"
+              << std::endl;
+    if (code == 0) code = 1;
+  }
   spmd::cli::mark_finished();
   return code;
 }

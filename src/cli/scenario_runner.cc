@@ -211,14 +211,39 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.process_local_devices = layout.local_devices;
     auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
     opts.observers.push_back(status);
+    std::shared_ptr<JsonlTraceWriter> trace;
+    std::shared_ptr<ChromeTraceWriter> timeline;
     if (!settings.trace_path.empty()) {
-      opts.observers.push_back(std::make_shared<JsonlTraceWriter>(
-          path_for_process(settings.trace_path, opts.process_count, opts.process_index), settings.deterministic));
+      trace = std::make_shared<JsonlTraceWriter>(
+          path_for_process(settings.trace_path, opts.process_count, opts.process_index), settings.deterministic);
+      opts.observers.push_back(trace);
     }
     if (!settings.timeline_path.empty()) {
-      opts.observers.push_back(std::make_shared<ChromeTraceWriter>(
-          path_for_process(settings.timeline_path, opts.process_count, opts.process_index)));
+      timeline = std::make_shared<ChromeTraceWriter>(
+          path_for_process(settings.timeline_path, opts.process_count, opts.process_index));
+      opts.observers.push_back(timeline);
     }
+    // A trace or timeline that could not be written fails a run that was
+    // ok; after a failed run, the run's report stays and the loss is said.
+    struct WriteCheck {
+      std::shared_ptr<JsonlTraceWriter>& trace;
+      std::shared_ptr<ChromeTraceWriter>& timeline;
+      RunOutcome& outcome;
+      std::ostream& err;
+      ~WriteCheck() {
+        for (const std::string& e : {trace ? trace->write_error() : std::string(),
+                                     timeline ? timeline->write_error() : std::string()}) {
+          if (e.empty()) continue;
+          if (outcome.status == "ok") {
+            outcome.status = "error";
+            outcome.exit_code = exit_code_for_kind("OutputError");
+            outcome.report = make_report("OutputError", e, "the run itself ended ok; free space on the disk or write the file elsewhere");
+          } else {
+            err << "spmd: " << e << "\n";
+          }
+        }
+      }
+    } write_check{trace, timeline, outcome, err};
     opts.print_sink = [&out](const DebugPrint& p) { out << p.line() << std::flush; };
     bool interactive = settings.breakpoints == BreakpointMode::kPrompt ||
                        (settings.breakpoints == BreakpointMode::kAuto && &in == &std::cin && ::isatty(0));

@@ -11,6 +11,7 @@
 #include "cli/scenario_header.h"
 #include "spmd/error.h"
 #include "util/input_file.h"
+#include "util/output_file.h"
 
 namespace spmd::cli {
 
@@ -180,12 +181,7 @@ int run_tests(const std::vector<std::string>& paths, const RunSettings& base, co
   }
   out << results.size() - static_cast<std::size_t>(failed) << " passed, " << failed << " failed\n";
   if (!junit_path.empty()) {
-    std::ofstream j(junit_path);
-    if (!j) {
-      throw InvalidArgument(make_report("UsageError", "cannot write the JUnit file '" + junit_path + "'",
-                                        "check that the directory exists"));
-    }
-    j << junit_xml(results);
+    write_output_file(junit_path, "JUnit file", junit_xml(results));
   }
   return failed == 0 ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 
 #include "spmd/error.h"
 #include "spmd/report.h"
+#include "util/output_file.h"
 
 namespace spmd {
 
@@ -111,8 +112,17 @@ void ChromeTraceWriter::on_run_end(const RunInfo&, const Report* failure) {
     j.set("ts", last);
     events_.push(std::move(j));
   }
-  std::ofstream out(path_);
-  out << document().dump() << '\n';
+  try {
+    write_output_file(path_, "timeline file", document().dump() + "\n");
+  } catch (const Error& e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.empty()) error_ = e.report().message;
+  }
+}
+
+std::string ChromeTraceWriter::write_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
 }
 
 }  // namespace spmd

@@ -1,15 +1,19 @@
 #include "spmd/trace/jsonl_trace.h"
 
+#include <cerrno>
+
 #include "spmd/error.h"
 #include "spmd/report.h"
 #include "spmd/util/json.h"
+#include "util/output_file.h"
 
 namespace spmd {
 
-JsonlTraceWriter::JsonlTraceWriter(std::ostream& out, bool deterministic) : out_(&out), deterministic_(deterministic) {}
+JsonlTraceWriter::JsonlTraceWriter(std::ostream& out, bool deterministic)
+    : out_(&out), path_("<stream>"), deterministic_(deterministic) {}
 
 JsonlTraceWriter::JsonlTraceWriter(const std::string& path, bool deterministic)
-    : file_(path), out_(&file_), deterministic_(deterministic) {
+    : file_(path), out_(&file_), path_(path), deterministic_(deterministic) {
   if (!file_) {
     throw_invalid_argument("UsageError", "cannot write the trace file '" + path + "'",
                            "check that the directory exists and is writable");
@@ -18,8 +22,22 @@ JsonlTraceWriter::JsonlTraceWriter(const std::string& path, bool deterministic)
 
 void JsonlTraceWriter::write(const Json& j) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (!error_.empty()) return;  // the first failure is the one to tell
+  errno = 0;
   *out_ << j.dump() << '\n';
   out_->flush();
+  if (!*out_) {
+    try {
+      throw_write_error(path_, "trace file", errno);
+    } catch (const Error& e) {
+      error_ = e.report().message;
+    }
+  }
+}
+
+std::string JsonlTraceWriter::write_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
 }
 
 Json JsonlTraceWriter::event_json(const Event& e, bool with_time) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "spmd/error.h"
+#include "util/utf8.h"
 
 namespace spmd {
 
@@ -55,7 +56,20 @@ Json& Json::push(Json value) {
 std::string json_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // A JSON document is UTF-8: bytes that are not (a program's binary
+      // output) become U+FFFD, as Python's errors='replace' does.
+      const std::size_t n = utf8_sequence_length(s.substr(i));
+      if (n == 0) {
+        out += "\xEF\xBF\xBD";
+      } else {
+        out.append(s.substr(i, n));
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

@@ -12,5 +12,9 @@ namespace spmd {
 std::size_t utf8_length(std::string_view s);
 /// Appends code point `cp` (< 0x110000) encoded as UTF-8.
 void append_utf8(std::string& out, std::uint32_t cp);
+/// Length of the valid UTF-8 sequence at the start of `s` (1 to 4), or 0
+/// when it starts with a byte that is not one (stray continuation, overlong
+/// form, surrogate, past U+10FFFF, truncated).
+std::size_t utf8_sequence_length(std::string_view s);
 
 }  // namespace spmd

@@ -24,12 +24,16 @@ class ChromeTraceWriter final : public Observer {
 
   /// The document written so far ({"traceEvents": [...]}).
   Json document() const;
+  /// Why the file could not be written ("cannot write the timeline file
+  /// 'x.json': No space left on device"); empty when it was.
+  std::string write_error() const;
 
  private:
   std::string path_;
   mutable std::mutex mu_;
   Json events_ = Json::array();
   std::vector<int> named_tracks_;
+  std::string error_;
 };
 
 }  // namespace spmd

@@ -42,12 +42,18 @@ class JsonlTraceWriter final : public Observer {
   /// The JSON object for one event (shared with tests and other writers).
   static Json event_json(const Event& e, bool with_time);
 
+  /// Why the trace could not be written ("cannot write the trace file
+  /// 't.jsonl': No space left on device"); empty while every write worked.
+  std::string write_error() const;
+
  private:
   void write(const Json& j);
   std::ofstream file_;
   std::ostream* out_;
+  std::string path_;
   bool deterministic_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  std::string error_;
 };
 
 }  // namespace spmd

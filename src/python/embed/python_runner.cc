@@ -24,17 +24,35 @@ namespace {
 struct StreamWriter {
   std::ostream* os;
   bool is_stdout;
-  std::size_t write(const std::string& s) {
+  void put(std::string_view bytes) {
     // A device's own print() (pmap under disable_jit) goes through the
     // ordered print queue, so its order does not depend on the schedule.
     if (is_stdout && in_device()) {
-      program_print(s);
+      program_print(std::string(bytes));
     } else {
-      *os << s;
+      os->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     }
-    return s.size();
+  }
+  // Text as CPython's UTF-8 stdout takes it: a lone surrogate is its
+  // UnicodeEncodeError, not a failed argument conversion.
+  std::size_t write(const py::str& text) {
+    py::object bytes = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(text.ptr(), "utf-8", "strict"));
+    if (!bytes) throw py::error_already_set();
+    put(std::string_view(PyBytes_AS_STRING(bytes.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.ptr()))));
+    return static_cast<std::size_t>(PyUnicode_GET_LENGTH(text.ptr()));
   }
   void flush() { os->flush(); }
+};
+
+// sys.stdout.buffer: the same stream, for bytes.
+struct ByteWriter {
+  StreamWriter* text;
+  std::size_t write(const py::buffer& data) {
+    py::buffer_info info = data.request();
+    const std::size_t n = static_cast<std::size_t>(info.size * info.itemsize);
+    text->put(std::string_view(static_cast<const char*>(info.ptr), n));
+    return n;
+  }
 };
 
 void start_interpreter() {
@@ -51,7 +69,15 @@ void start_interpreter() {
       .def("write", &StreamWriter::write)
       .def("flush", &StreamWriter::flush)
       .def("isatty", [](const StreamWriter&) { return false; })
-      .def_property_readonly("encoding", [](const StreamWriter&) { return "utf-8"; });
+      .def("writable", [](const StreamWriter&) { return true; })
+      .def_property_readonly("encoding", [](const StreamWriter&) { return "utf-8"; })
+      .def_property_readonly("errors", [](const StreamWriter&) { return "strict"; })
+      .def_property_readonly(
+          "buffer", [](StreamWriter& w) { return ByteWriter{&w}; }, py::keep_alive<0, 1>());
+  py::class_<ByteWriter>(py::module_::import("_spmd"), "ByteWriter")
+      .def("write", &ByteWriter::write)
+      .def("flush", [](ByteWriter& b) { b.text->flush(); })
+      .def("writable", [](const ByteWriter&) { return true; });
   py::module_ sys = py::module_::import("sys");
   sys.attr("path").attr("insert")(0, package_dir());
   py::module_::import("numpy");

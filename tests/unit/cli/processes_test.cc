@@ -94,8 +94,8 @@ TEST_CASE("cli::processes: bad process options are usage errors", "[cli]") {
   REQUIRE(bad_id.wait() == 2);
   REQUIRE(has(bad_id.err(), "--process-id: 2 is not below --num-processes 2"));
   Subprocess no_store({SPMD_BIN_PATH, "run", path, "--num-processes", "2", "--process-id", "0"});
-  REQUIRE(no_store.wait() == 1);
-  REQUIRE(has(no_store.err(), "Runtime: 2 processes need a store directory they share"));
+  REQUIRE(no_store.wait() == 2);  // issue 19, finding 22: once exit 1
+  REQUIRE(has(no_store.err(), "--store: a process started with --process-id needs --store DIR"));
   Subprocess threads({SPMD_BIN_PATH, "run", path, "--num-processes", "2", "--threads", "2"});
   REQUIRE(threads.wait() == 1);
   REQUIRE(has(threads.err(), "Runtime: multi-process runs need threads == 1, got 2"));

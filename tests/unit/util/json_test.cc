@@ -45,3 +45,17 @@ TEST_CASE("util::Json: string_at and int_at read members, with a fallback for an
   REQUIRE(j.int_at("missing", -2) == -2);
   REQUIRE(Json::parse("[1]").string_at("x").empty());  // not an object
 }
+
+TEST_CASE("util::Json: strings that are not UTF-8 dump as valid UTF-8, U+FFFD for each bad sequence", "[json]") {
+  // Issue 19, finding 15: a program's binary output made --format json invalid.
+  const std::string fffd = "\xEF\xBF\xBD";
+  auto dumped = [](std::string s) { return Json(std::move(s)).dump(); };
+  CHECK(dumped("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80") == "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
+  CHECK(dumped("a\xFF" "b") == "\"a" + fffd + "b\"");
+  CHECK(dumped("\xC0\xAF") == "\"" + fffd + fffd + "\"");            // overlong '/'
+  CHECK(dumped("\xED\xA0\x80") == "\"" + fffd + fffd + fffd + "\"");  // a surrogate
+  CHECK(dumped("\xF4\x90\x80\x80") == "\"" + fffd + fffd + fffd + fffd + "\"");  // past U+10FFFF
+  CHECK(dumped("end\xE2\x82") == "\"end" + fffd + fffd + "\"");      // truncated
+  // What it dumps parses back.
+  CHECK(Json::parse(dumped("x\xFFy"), "t", 0).as_string() == "x" + fffd + "y");
+}
