@@ -191,7 +191,11 @@ int main(int argc, char** argv) {
       "test", "run scenarios and check the outcome their header declares ('# spmd: expect=ok|deadlock|mismatch|error:KIND')");
   test->add_option("paths", test_paths, "scenario files or directories")->required();
   test->add_option("--junit", junit, "also write a JUnit XML report")->check(kOutputPath);
+  test_settings.max_seconds = spmd::cli::kDefaultTestSeconds;
   add_run_options(test, test_settings, test_arena, test_stack, false);
+  test->get_option("--max-seconds")
+      ->description("wall-clock budget per pmap run, and separately for the code outside pmap, in seconds "
+                    "(default 60 under spmd test, so a scenario that loops forever fails; 0: none)");
 
   std::vector<std::string> trace_files;
   std::string replay_format = "text";

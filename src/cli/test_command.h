@@ -10,6 +10,11 @@
 
 namespace spmd::cli {
 
+/// `spmd test`'s wall-clock budget per pmap run and for a scenario's host
+/// code, unless --max-seconds says otherwise: a CI job fails instead of
+/// hanging on a scenario that loops forever (`spmd run` keeps no default).
+inline constexpr double kDefaultTestSeconds = 60;
+
 struct TestResult {
   std::string file;
   bool passed = false;

@@ -4,22 +4,23 @@
 
 namespace spmd::detail {
 
-void PrintQueue::push(DebugPrint p, int uid) { entries_.push_back({std::move(p), uid, next_order_++}); }
+void PrintQueue::push(DebugPrint p, int uid) {
+  const std::int64_t epoch = p.epoch;
+  by_epoch_[epoch].push_back({std::move(p), uid, next_order_++});
+}
 
 std::vector<DebugPrint> PrintQueue::take_before(std::int64_t watermark) {
-  auto mid = std::stable_partition(entries_.begin(), entries_.end(),
-                                   [&](const Entry& e) { return e.print.epoch < watermark; });
-  std::vector<Entry> ready(std::make_move_iterator(entries_.begin()), std::make_move_iterator(mid));
-  entries_.erase(entries_.begin(), mid);
-  std::sort(ready.begin(), ready.end(), [](const Entry& a, const Entry& b) {
-    if (a.print.epoch != b.print.epoch) return a.print.epoch < b.print.epoch;
-    if (a.print.device != b.print.device) return a.print.device < b.print.device;
-    if (a.uid != b.uid) return a.uid < b.uid;
-    return a.order < b.order;
-  });
   std::vector<DebugPrint> out;
-  out.reserve(ready.size());
-  for (auto& e : ready) out.push_back(std::move(e.print));
+  while (!by_epoch_.empty() && by_epoch_.begin()->first < watermark) {
+    std::vector<Entry>& ready = by_epoch_.begin()->second;
+    std::sort(ready.begin(), ready.end(), [](const Entry& a, const Entry& b) {
+      if (a.print.device != b.print.device) return a.print.device < b.print.device;
+      if (a.uid != b.uid) return a.uid < b.uid;
+      return a.order < b.order;
+    });
+    for (auto& e : ready) out.push_back(std::move(e.print));
+    by_epoch_.erase(by_epoch_.begin());
+  }
   return out;
 }
 

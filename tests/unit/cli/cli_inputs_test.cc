@@ -102,3 +102,16 @@ TEST_CASE("cli::inputs: a program's own FileNotFoundError is a program error, ex
   CHECK(r.err.find("error[FileNotFoundError]") != std::string::npos);
   CHECK(r.err.find(prog + ":1:1") != std::string::npos);
 }
+
+TEST_CASE("cli::inputs: spmd test has a default time budget, and --max-seconds sets it", "[cli][inputs]") {
+  // Issue 19, finding 8: a scenario looping forever hung `spmd test` (and CI).
+  Result help = spmd_cli({"test", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("(default 60 under spmd test, so a scenario that loops forever fails; 0: none)") != std::string::npos);
+  std::string loop = spmd::testing::write_temp_scenario("spmd_cli_inputs_test", "loop.py",
+                                                        "# spmd: devices=2 expect=ok\nn = 0\nwhile True:\n    n += 1\n");
+  Result r = spmd_cli({"test", loop, "--max-seconds", "0.5"});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("expected ok, got error:BudgetExceeded: the host program exceeded its time budget of 0.5 s") !=
+        std::string::npos);
+}
