@@ -4,14 +4,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <sstream>
 
+#include "cli/signals.h"
 #include "spmd/error.h"
 #include "spmd/report.h"
 #include "spmd/util/json.h"
@@ -26,6 +29,26 @@ struct Child {
   std::string pending[2];        // a partial line per stream
   int code = -1;
 };
+
+// The ranks alive, for the forced-exit hook (the signal thread): a launcher
+// that exits without waiting kills them first, so no rank is orphaned.
+std::mutex g_ranks_mu;
+std::vector<pid_t> g_ranks;
+
+void kill_ranks() {
+  std::lock_guard<std::mutex> lock(g_ranks_mu);
+  for (pid_t pid : g_ranks) ::kill(pid, SIGKILL);
+}
+
+void forget_rank(pid_t pid) {
+  std::lock_guard<std::mutex> lock(g_ranks_mu);
+  g_ranks.erase(std::remove(g_ranks.begin(), g_ranks.end(), pid), g_ranks.end());
+}
+
+// The exit code of a rank from its wait status.
+int exit_code_of(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
 
 [[noreturn]] void launch_error(const std::string& what) {
   Report r = make_report("LaunchError", what + ": " + std::strerror(errno),
@@ -85,6 +108,10 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
     }
   } cleanup{temporary, store};
   std::vector<Child> children(static_cast<std::size_t>(n));
+  // The ranks report within their own grace period after a forwarded
+  // signal; the launcher waits for that, then relays it.
+  set_forced_exit_hook(&kill_ranks);
+  set_grace_seconds(20);
   for (int r = 0; r < n; ++r) {
     Child& c = children[static_cast<std::size_t>(r)];
     int out_pipe[2], err_pipe[2];
@@ -114,16 +141,50 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
       ::execv("/proc/self/exe", cargs.data());
       ::_exit(127);
     }
+    {
+      std::lock_guard<std::mutex> lock(g_ranks_mu);
+      g_ranks.push_back(c.pid);
+    }
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
     c.fds[0] = out_pipe[0];
     c.fds[1] = err_pipe[0];
   }
-  // Relay whole lines as they come, each marked with its process.
+  // Relay whole lines as they come, each marked with its process. Reap each
+  // rank as soon as it exits: a dead rank that stays a zombie looks alive
+  // to the others' liveness checks (kill(pid, 0)), and they would wait for it.
   int open_fds = 2 * n;
+  int running = n;
+  bool forwarded = false;
   std::vector<pollfd> polls;
   char buf[4096];
-  while (open_fds > 0) {
+  auto reap = [&] {
+    for (Child& c : children) {
+      if (c.code >= 0) continue;
+      int status = 0;
+      pid_t got = ::waitpid(c.pid, &status, WNOHANG);
+      if (got == c.pid) {
+        c.code = exit_code_of(status);
+        forget_rank(c.pid);
+        --running;
+      }
+    }
+  };
+  while (open_fds > 0 || running > 0) {
+    reap();
+    // SIGINT/SIGTERM to the launcher: every rank gets it, stops, and reports.
+    if (int sig = received_signal(); sig != 0 && !forwarded) {
+      forwarded = true;
+      for (const Child& c : children) {
+        if (c.code < 0) ::kill(c.pid, sig);
+      }
+    }
+    if (open_fds == 0) {
+      // Pipes closed, a rank not yet gone: wait for it without spinning.
+      timespec pause{0, 10'000'000};
+      ::nanosleep(&pause, nullptr);
+      continue;
+    }
     polls.clear();
     std::vector<std::pair<int, int>> who;  // (rank, stream)
     for (int r = 0; r < n; ++r) {
@@ -134,7 +195,7 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
         who.emplace_back(r, s);
       }
     }
-    if (::poll(polls.data(), polls.size(), -1) < 0) {
+    if (::poll(polls.data(), polls.size(), 50) < 0) {
       if (errno == EINTR) continue;  // a signal: the children got it too
       launch_error("poll failed");
     }
@@ -159,12 +220,9 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
       }
     }
   }
+  set_forced_exit_hook(nullptr);
   for (int r = 0; r < n; ++r) {
     Child& c = children[static_cast<std::size_t>(r)];
-    int status = 0;
-    while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    c.code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
     result.process_codes.push_back(c.code);
     result.exit_code = std::max(result.exit_code, c.code);
   }

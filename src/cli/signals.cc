@@ -19,9 +19,11 @@ namespace spmd::cli {
 namespace {
 std::atomic<bool> g_finished{false};
 std::atomic<int> g_signal{0};
-constexpr auto kGrace = std::chrono::seconds(10);
+std::atomic<int> g_grace_seconds{10};
+std::atomic<void (*)()> g_forced_exit_hook{nullptr};
 
 [[noreturn]] void exit_now(int code) {
+  if (auto hook = g_forced_exit_hook.load()) hook();
   std::cout << std::flush;
   std::cerr << std::flush;
   std::fflush(nullptr);
@@ -30,6 +32,10 @@ constexpr auto kGrace = std::chrono::seconds(10);
 }  // namespace
 
 void mark_finished() { g_finished.store(true); }
+
+void set_forced_exit_hook(void (*hook)()) { g_forced_exit_hook.store(hook); }
+
+void set_grace_seconds(int seconds) { g_grace_seconds.store(seconds); }
 
 int received_signal() { return g_signal.load(); }
 
@@ -51,7 +57,8 @@ void install_signal_handling() {
               << std::flush;
     interrupt_scenarios(std::string("interrupted by ") + signal_name(sig));
     // Main prints the report and exits; wait for it, or for a second signal.
-    auto deadline = std::chrono::steady_clock::now() + kGrace;
+    const int grace = g_grace_seconds.load();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(grace);
     while (std::chrono::steady_clock::now() < deadline) {
       if (g_finished.load()) return;
       timespec poll{0, 20'000'000};
@@ -61,7 +68,7 @@ void install_signal_handling() {
         exit_now(128 + sig);
       }
     }
-    std::cerr << "spmd: the program did not stop within " << kGrace.count()
+    std::cerr << "spmd: the program did not stop within " << grace
               << " s (it is inside one long operation that never reaches a statement, a collective or a step "
                  "count); exiting\n";
     exit_now(code);

@@ -21,6 +21,15 @@ void mark_finished();
 /// The first SIGINT/SIGTERM received, or 0.
 int received_signal();
 
+/// Called on the signal thread before the process exits without its report
+/// (the grace period ran out, or a second signal came): the launcher kills
+/// its ranks there, so none is left running.
+void set_forced_exit_hook(void (*hook)());
+
+/// The grace period after the first signal, 10 s unless set: the launcher
+/// gives its ranks their own 10 s to report, and more to relay it.
+void set_grace_seconds(int seconds);
+
 /// "SIGINT", "SIGTERM".
 const char* signal_name(int sig);
 

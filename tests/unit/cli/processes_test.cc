@@ -298,3 +298,43 @@ TEST_CASE("cli::processes: one host's cuda ranks with local devices each get the
   layout.local_devices = false;
   REQUIRE(spmd::cli::gpus_for_launch(layout, "cuda").empty());
 }
+
+TEST_CASE("cli::processes: a rank killed under the launcher is RankLost for the others, not a hang", "[cli][processes]") {
+  // Issue 19, finding 5: the launcher reaped ranks only after every pipe
+  // closed, so a killed rank stayed a zombie that looked alive to the others.
+  const std::string path = write_temp_scenario("spmd_processes_test", "killed_rank.py", R"(import os, signal
+import jax, jax.numpy as jnp
+from jax import lax
+if jax.process_index() == 1:
+    os.kill(os.getpid(), signal.SIGKILL)
+print(jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')(jnp.arange(4.0)))
+)");
+  Subprocess p({SPMD_BIN_PATH, "run", path, "--num-processes", "2", "--devices", "4"});
+  CHECK(p.wait() == 137);  // the highest rank code: rank 1's SIGKILL
+  CHECK(has(p.err(), "[process 0] error[RankLost]: rank 1 (pid "));
+  CHECK(has(p.err(), "spmd: 2 processes exited with [1, 137]"));
+}
+
+TEST_CASE("cli::processes: SIGINT to the launcher reaches every rank, each reports, none is left", "[cli][processes]") {
+  // Issue 19, finding 6: the ranks kept running, re-parented to init, and
+  // the launcher exited after 10 s without their reports.
+  const std::string path = write_temp_scenario("spmd_processes_test", "looping_ranks.py", R"(import jax, jax.numpy as jnp
+from jax import lax
+print("started", flush=True)
+def body(c):
+    return lax.psum(c, 'i') * 0 + c + 1
+jax.pmap(lambda x: lax.while_loop(lambda c: c >= 0, body, x), axis_name='i')(jnp.arange(4))
+)");
+  Subprocess p({SPMD_BIN_PATH, "run", path, "--num-processes", "2", "--devices", "4"});
+  REQUIRE(p.read_until("[process 0] started\n"));
+  REQUIRE(p.read_until("[process 1] started\n"));
+  p.signal(SIGINT);
+  CHECK(p.wait() == 130);
+  for (int r : {0, 1}) {
+    INFO("rank " << r);
+    const std::string tag = "[process " + std::to_string(r) + "] ";
+    CHECK(has(p.err(), tag + "error[Interrupted]: interrupted by SIGINT"));
+    CHECK(has(p.err(), tag + "spmd: interrupted (Interrupted), exit code 130"));
+  }
+  CHECK(has(p.err(), "spmd: 2 processes exited with [130, 130]"));
+}
