@@ -5,6 +5,7 @@
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -14,6 +15,7 @@
 #include "spmd/debug/debug_print.h"
 #include "spmd/error.h"
 #include "spmd/runtime/device.h"
+#include "util/utf8.h"
 
 namespace spmd::python {
 
@@ -85,6 +87,40 @@ void start_interpreter() {
   sys.attr("_spmd_baseline_modules") = py::set(sys.attr("modules").attr("keys")());
 }
 
+// CPython reads a source file as UTF-8 unless a coding cookie (PEP 263) in
+// its first two lines says otherwise, and refuses other bytes before it
+// parses anything. compile() of the bytes would instead fail later with a
+// misleading error ("invalid decimal literal" for a truncated character).
+void check_utf8_source(const std::string& path, const std::string& source) {
+  std::size_t line_end = source.find('\n');
+  line_end = line_end == std::string::npos ? source.size() : source.find('\n', line_end + 1);
+  const std::string head = source.substr(0, line_end == std::string::npos ? source.size() : line_end);
+  if (head.find("coding:") != std::string::npos || head.find("coding=") != std::string::npos) return;
+  std::uint32_t line = 1, column = 1;
+  for (std::size_t i = 0; i < source.size();) {
+    const std::size_t n = utf8_sequence_length(std::string_view(source).substr(i));
+    if (n == 0) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "\\x%02x", static_cast<unsigned char>(source[i]));
+      Report r = make_report("SyntaxError",
+                             std::string("Non-UTF-8 code starting with '") + byte + "' in file " + path + " on line " +
+                                 std::to_string(line) + ", but no encoding declared; see https://peps.python.org/pep-0263/ "
+                                 "for details",
+                             "save the file as UTF-8, or declare its encoding in its first line: "
+                             "# -*- coding: latin-1 -*-");
+      r.where = SourceLoc{intern_path(path), line, column};
+      throw SyntaxError(std::move(r));
+    }
+    if (source[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += n;
+  }
+}
+
 void unload_earlier_run(const py::module_& sys) {
   py::set baseline = sys.attr("_spmd_baseline_modules");
   py::dict modules = sys.attr("modules");
@@ -132,6 +168,7 @@ void run_program(const std::string& path, const std::string& source, const RunOp
         py::make_tuple(source.size(), py::none(), text_lines.attr("splitlines")(true), path);
     // `import flax` before `import jax` gets the explaining error too.
     py::module_::import("jax._src.missing_modules").attr("install")();
+    check_utf8_source(path, source);
     py::object code;
     try {
       code = py::module_::import("builtins").attr("compile")(py::bytes(source), path, "exec");

@@ -176,3 +176,15 @@ TEST_CASE("python::errors: jax.debug.print refuses field widths past the bound, 
   auto out = run("import jax, jax.numpy as jnp\njax.debug.print('{:>8.3f}|{:08}|{:x>5}', jnp.float32(1), 7, 3)\n");
   CHECK(out.out == "   1.000|00000007|xxxx3\n");
 }
+
+TEST_CASE("python::errors: a source that is not UTF-8 is CPython's SyntaxError at the byte", "[python][errors]") {
+  // Issue 19, finding 21: a truncated character was "'(' was never closed".
+  Report r = run_error<SyntaxError>("import jax\nprint((1, 2\xc3");
+  CHECK(r.message ==
+        "Non-UTF-8 code starting with '\\xc3' in file t.py on line 2, but no encoding declared; see "
+        "https://peps.python.org/pep-0263/ for details");
+  CHECK(r.where.line == 2);
+  CHECK(r.where.column == 12);
+  auto out = run("# -*- coding: latin-1 -*-\nprint('caf\xe9')\n");
+  CHECK(out.out == "caf\xc3\xa9\n");
+}
