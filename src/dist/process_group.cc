@@ -192,6 +192,7 @@ void ProcessGroup::post_state(const char* state, Json fields) {
   fields.set("pid", static_cast<std::int64_t>(::getpid()));
   fields.set("host", host_);
   fields.set("entered", entered_);
+  fields.set("world", world_);
   store_.set("state." + std::to_string(rank_), fields.dump());
 }
 
@@ -200,7 +201,19 @@ ProcessGroup::Snapshot ProcessGroup::read_states() const {
   s.states.resize(static_cast<std::size_t>(world_));
   for (int r = 0; r < world_; ++r) {
     if (auto text = store_.get("state." + std::to_string(r))) {
-      s.states[static_cast<std::size_t>(r)] = Json::parse(*text, "state." + std::to_string(r));
+      Json state = Json::parse(*text, "state." + std::to_string(r));
+      // Ranks started with different process counts would each wait for a
+      // different set of peers: say so, instead of a deadlock between them.
+      if (const std::int64_t world = state.int_at("world", world_); world != world_) {
+        throw_invalid_argument(
+            "UsageError",
+            "the processes of this job disagree on their number: rank " + std::to_string(r) +
+                " was started with --num-processes " + std::to_string(world) + ", this rank (" +
+                std::to_string(rank_) + ") with " + std::to_string(world_),
+            "start every process of a job with the same --num-processes (SPMD_NUM_PROCESSES), and give each job a "
+            "fresh --store");
+      }
+      s.states[static_cast<std::size_t>(r)] = std::move(state);
     }
   }
   return s;

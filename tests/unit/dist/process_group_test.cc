@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <numeric>
+
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -41,7 +43,10 @@ struct RankResult {
 // Forks `world` ranks over one fresh store and waits for all of them. The wait
 // has a safety limit (the children are killed and the test fails past it) so
 // that a broken group cannot hang the suite; it asserts nothing about speed.
-std::vector<RankResult> run_ranks(int world, const std::function<void(ProcessGroup&)>& body) {
+// `worlds`, when given, is each rank's own idea of the world size (ranks
+// started with different --num-processes).
+std::vector<RankResult> run_ranks(int world, const std::function<void(ProcessGroup&)>& body,
+                                  const std::vector<int>& worlds = {}) {
   TempDir tmp;
   const std::string store = tmp.path + "/store";
   std::vector<pid_t> pids;
@@ -52,7 +57,7 @@ std::vector<RankResult> run_ranks(int world, const std::function<void(ProcessGro
       int code = 0;
       std::string out;
       try {
-        ProcessGroup g(FileStore(store), r, world);
+        ProcessGroup g(FileStore(store), r, worlds.empty() ? world : worlds[static_cast<std::size_t>(r)]);
         try {
           body(g);
           g.finish();
@@ -335,4 +340,23 @@ TEST_CASE("dist::ProcessGroup: a long job keeps a few files per rank in the stor
     INFO(r.report.dump());
     REQUIRE(r.exit_code == 0);
   }
+}
+
+TEST_CASE("dist::ProcessGroup: ranks started with different process counts are told so, not deadlocked", "[dist]") {
+  // Issue 19, finding 20: once "deadlock: rank 0 waits at psum #0 but rank 1 waits at psum #0".
+  auto results = run_ranks(
+      2,
+      [](ProcessGroup& g) {
+        std::vector<int> all(static_cast<std::size_t>(g.world()));
+        std::iota(all.begin(), all.end(), 0);
+        g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), all);  // each its own idea of "every rank"
+      },
+      {2, 3});
+  REQUIRE(results[0].exit_code == 1);
+  REQUIRE(results[0].kind() == "UsageError");
+  REQUIRE(results[0].message() ==
+          "the processes of this job disagree on their number: rank 1 was started with --num-processes 3, this "
+          "rank (0) with 2");
+  REQUIRE(results[1].exit_code == 1);
+  REQUIRE(results[1].kind() == "UsageError");
 }
