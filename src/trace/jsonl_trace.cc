@@ -88,7 +88,7 @@ Json JsonlTraceWriter::event_json(const Event& e, bool with_time) {
 void JsonlTraceWriter::on_run_start(const RunInfo& info) {
   Json j = Json::object();
   j.set("ev", "run_start");
-  j.set("version", 1);
+  j.set("version", kTraceVersion);
   j.set("backend", info.backend);
   j.set("devices", info.devices);
   j.set("axes", info.axes);

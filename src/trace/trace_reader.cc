@@ -5,6 +5,7 @@
 
 #include "spmd/error.h"
 #include "spmd/trace/event.h"
+#include "spmd/trace/jsonl_trace.h"
 #include "spmd/util/json.h"
 
 namespace spmd::detail {
@@ -139,6 +140,7 @@ Trace read_trace(std::istream& in, const std::string& source) {
   Trace trace;
   std::string text;
   int line = 0;
+  std::vector<std::int64_t> collectives_seen;  // per uid
   auto need = [&](const Json& j, const char* key, bool (Json::*is)() const, const char* type) -> const Json& {
     const Json* v = j.find(key);
     if (v == nullptr || !(v->*is)()) {
@@ -164,6 +166,10 @@ Trace read_trace(std::istream& in, const std::string& source) {
     if (!j.is_object()) bad(source, line, 1, text, "each line must be a JSON object", "one event object per line");
     std::string ev = need(j, "ev", &Json::is_string, "a string").as_string();
     if (ev == "run_start") {
+      if (const Json* v = j.find("version"); v != nullptr && (!v->is_int() || v->as_int() != kTraceVersion)) {
+        bad(source, line, 1, text, "trace format version " + v->dump() + ", but this spmd reads version " + std::to_string(kTraceVersion),
+            "record the trace again with this spmd (spmd run --trace FILE)");
+      }
       const Json* b = j.find("backend");
       if (b && b->is_string()) trace.backend = b->as_string();
       const Json* d = j.find("devices");
@@ -192,6 +198,12 @@ Trace read_trace(std::istream& in, const std::string& source) {
       d.start_line = line;
       d.parent = static_cast<int>(need(j, "parent", &Json::is_int, "an integer").as_int());
       d.device = static_cast<int>(need(j, "device", &Json::is_int, "an integer").as_int());
+      // (A nested pmap's devices number past the run's top-level count.)
+      if (d.parent < 0 && trace.devices > 0 && (d.device < 0 || d.device >= trace.devices)) {
+        bad(source, line, 1, text,
+            "device " + std::to_string(d.device) + " is outside the run's " + std::to_string(trace.devices) + " devices",
+            "the run_start line says how many devices the run had; device ids go from 0 to that count - 1");
+      }
       const Json* label = j.find("label");
       d.label = label && label->is_string() ? label->as_string() : "device " + std::to_string(d.device);
       for (const Json& a : need(j, "env", &Json::is_array, "an array").as_array()) {
@@ -210,6 +222,16 @@ Trace read_trace(std::istream& in, const std::string& source) {
     TraceDevice& d = device_of(j);
     switch (kind) {
       case EventKind::kCollectiveEnter: {
+        // Each device numbers its collectives 0, 1, 2, ...: a gap means lost
+        // events, and a replay of what is left would judge another run.
+        if (collectives_seen.size() <= static_cast<std::size_t>(d.uid)) collectives_seen.resize(static_cast<std::size_t>(d.uid) + 1, 0);
+        const std::int64_t done = collectives_seen[static_cast<std::size_t>(d.uid)]++;
+        if (const Json* seq = j.find("seq"); seq != nullptr && (!seq->is_int() || seq->as_int() != done)) {
+          bad(source, line, 1, text,
+              d.label + "'s collective #" + seq->dump() + " follows " + std::to_string(done) +
+                  " collective(s) of it: events are missing or out of order",
+              "replay the whole trace as spmd wrote it; a truncated or hand-edited trace cannot be judged");
+        }
         TraceStep step;
         auto op = parse_collective(need(j, "op", &Json::is_string, "a string").as_string());
         if (!op) bad(source, line, 1, text, "unknown collective \"" + j.find("op")->as_string() + "\"", "psum, pmean, pmax, pmin, all_gather, psum_scatter, all_to_all, ppermute, barrier");

@@ -28,6 +28,9 @@ namespace spmd {
 
 class Json;
 
+/// The format version run_start records; spmd replay reads only this one.
+inline constexpr int kTraceVersion = 1;
+
 class JsonlTraceWriter final : public Observer {
  public:
   /// Writes to `out`, which must outlive the writer.

@@ -134,6 +134,17 @@ TEST_CASE("trace::reader: malformed traces name the line and column", "[trace]")
 {"ev":"collective_enter","uid":0,"device":0,"seq":0,"op":"psum","axes":["i"],"operands":["q7[2]"]}
 )") == "bad.jsonl:2:1: invalid trace: operand types look like \"f32[4,8]\"");
   REQUIRE(error_of("") == "bad.jsonl:1:1: invalid trace: the trace has no devices");
+  // Issue 19, finding 22: version, device count and sequence numbers are checked, not ignored.
+  REQUIRE(error_of("{\"ev\":\"run_start\",\"version\":2,\"devices\":1}\n") ==
+          "bad.jsonl:1:1: invalid trace: trace format version 2, but this spmd reads version 1");
+  REQUIRE(error_of(R"({"ev":"run_start","version":1,"devices":2}
+{"ev":"device_start","uid":0,"parent":-1,"device":5,"env":[{"name":"i","index":0,"size":2}]}
+)") == "bad.jsonl:2:1: invalid trace: device 5 is outside the run's 2 devices");
+  REQUIRE(error_of(R"({"ev":"device_start","uid":0,"parent":-1,"device":0,"env":[{"name":"i","index":0,"size":1}]}
+{"ev":"collective_enter","uid":0,"device":0,"seq":0,"op":"psum","axes":["i"],"operands":["f32[2]"]}
+{"ev":"collective_enter","uid":0,"device":0,"seq":2,"op":"psum","axes":["i"],"operands":["f32[2]"]}
+)") == "bad.jsonl:3:1: invalid trace: device 0's collective #2 follows 1 collective(s) of it: events are missing or out "
+       "of order");
 }
 
 TEST_CASE("trace::chrome: one track per device, collectives as spans", "[trace]") {
