@@ -1,5 +1,7 @@
 #include "cli/breakpoint_prompt.h"
 
+#include <poll.h>
+
 #include <istream>
 #include <ostream>
 #include <set>
@@ -40,12 +42,26 @@ void print_breakpoint(std::span<const BreakpointStop> stops, std::ostream& out) 
   out << std::flush;
 }
 
-void prompt_breakpoint(std::span<const BreakpointStop> stops, std::istream& in, std::ostream& out) {
+void prompt_breakpoint(std::span<const BreakpointStop> stops, std::istream& in, std::ostream& out, int in_fd,
+                       const std::function<bool()>& interrupted) {
   header(stops, out);
   out << "commands: p NAME [DEVICE], l, d, c, q, h\n";
   std::string line;
+  // Whether a line can be read without blocking past an interrupt.
+  auto wait_for_input = [&] {
+    if (in_fd < 0 || !interrupted || in.rdbuf()->in_avail() > 0) return true;
+    while (!interrupted()) {
+      pollfd p{in_fd, POLLIN, 0};
+      if (::poll(&p, 1, 50) > 0) return true;
+    }
+    return false;
+  };
   while (true) {
     out << "(spmd-pdb) " << std::flush;
+    if (!wait_for_input()) {
+      out << "\n(interrupted: continuing, so every device stops where it stands)\n" << std::flush;
+      return;
+    }
     if (!std::getline(in, line)) {
       out << "\n(end of input: continuing)\n";
       return;

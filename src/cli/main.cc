@@ -317,8 +317,10 @@ int main(int argc, char** argv) {
     std::cerr << e.report().to_text();
     code = spmd::cli::exit_code_for_kind(e.kind());
   }
-  // `spmd test` stopped by a signal: 128 + the signal as well.
-  if (int sig = spmd::cli::received_signal(); sig != 0 && code != 0) code = 128 + sig;
+  // `spmd test` stopped by a signal: 128 + the signal as well. (`spmd run`
+  // decided above: a signal that came while a deadlock report was being
+  // written leaves that report's exit code, the one it states.)
+  if (int sig = spmd::cli::received_signal(); *test && sig != 0 && code != 0) code = 128 + sig;
   // The program's output, or the JSON report, that did not reach stdout (a
   // full disk, a closed pipe) is a failed run, whatever its verdict was.
   // (The stream keeps no errno: the failed write may be long past.)

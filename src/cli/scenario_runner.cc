@@ -248,7 +248,9 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     bool interactive = settings.breakpoints == BreakpointMode::kPrompt ||
                        (settings.breakpoints == BreakpointMode::kAuto && &in == &std::cin && ::isatty(0));
     if (interactive) {
-      opts.breakpoint_handler = [&in, &err](std::span<const BreakpointStop> s) { prompt_breakpoint(s, in, err); };
+      opts.breakpoint_handler = [&in, &err](std::span<const BreakpointStop> s) {
+        prompt_breakpoint(s, in, err, &in == &std::cin ? 0 : -1, [] { return interrupt_requested(); });
+      };
     } else {
       opts.breakpoint_handler = [&out](std::span<const BreakpointStop> s) { print_breakpoint(s, out); };
     }

@@ -26,7 +26,10 @@ std::atomic<void (*)()> g_forced_exit_hook{nullptr};
   if (auto hook = g_forced_exit_hook.load()) hook();
   std::cout << std::flush;
   std::cerr << std::flush;
-  std::fflush(nullptr);
+  // stdout and stderr only: fflush(nullptr) would take stdin's lock too,
+  // which a breakpoint prompt's read may hold until a line comes.
+  std::fflush(stdout);
+  std::fflush(stderr);
   std::_Exit(code);
 }
 }  // namespace

@@ -61,14 +61,21 @@ class Subprocess {
   Subprocess& operator=(const Subprocess&) = delete;
 
   /// Reads until stdout contains `marker`; false at end of output or past the safety limit.
-  bool read_until(const std::string& marker) {
-    while (out_.find(marker) == std::string::npos) {
-      if (!pump()) return out_.find(marker) != std::string::npos;
+  bool read_until(const std::string& marker) { return read_until_in(out_, marker); }
+  /// The same for stderr.
+  bool read_err_until(const std::string& marker) { return read_until_in(err_, marker); }
+
+  void signal(int sig) { ::kill(pid_, sig); }
+
+ private:
+  bool read_until_in(const std::string& text, const std::string& marker) {
+    while (text.find(marker) == std::string::npos) {
+      if (!pump()) return text.find(marker) != std::string::npos;
     }
     return true;
   }
 
-  void signal(int sig) { ::kill(pid_, sig); }
+ public:
 
   /// Reads both streams to their end and reaps the child: its exit code, or
   /// 128 + the signal that killed it, or -1 past the safety limit (killed).

@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -130,4 +132,30 @@ TEST_CASE("cli::signals: SIGINT/SIGTERM stop a host loop", "[cli][signals]") {
   REQUIRE(std::stoi(m[1]) <= 8);
   // Stopped outside any pmap run: the report shows no devices of the earlier run.
   REQUIRE(device_rows(p.err()).empty());
+}
+
+TEST_CASE("cli::signals: SIGTERM at a breakpoint prompt whose input stays open ends the run", "[cli][signals]") {
+  // Issue 19, finding 7: the prompt's read held stdin until a line came, and
+  // the exit path's flush waited for that lock: the process lived on.
+  std::string path = write_temp("prompt.py", R"(import jax, jax.numpy as jnp
+def f(x):
+    jax.debug.breakpoint()
+    return x + 1
+print(jax.pmap(f)(jnp.arange(2.0)))
+)");
+  // Input from a FIFO this test holds open and never writes to.
+  std::string fifo = path + ".stdin";
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  int writer = ::open(fifo.c_str(), O_RDWR);
+  REQUIRE(writer >= 0);
+  Subprocess p({"/bin/sh", "-c",
+                std::string("exec ") + SPMD_BIN_PATH + " run " + path + " --devices 2 --breakpoints prompt < " + fifo});
+  REQUIRE(p.read_err_until("(spmd-pdb) "));
+  p.signal(SIGTERM);
+  CHECK(p.wait() == 143);
+  ::close(writer);
+  std::filesystem::remove(fifo);
+  CHECK(p.err().find("(interrupted: continuing, so every device stops where it stands)") != std::string::npos);
+  CHECK(p.err().find("error[Interrupted]: interrupted by SIGTERM") != std::string::npos);
 }
