@@ -3,6 +3,10 @@
 
 #include <pybind11/stl.h>
 
+#include <unistd.h>
+
+#include <limits>
+
 #include "python/bindings.h"
 #include "spmd/error.h"
 #include "spmd/program/executor.h"
@@ -55,6 +59,16 @@ namespace {
 using ProgramHolder = std::shared_ptr<program::Program>;
 ProgramHolder held(program::ProgramRef p) { return std::const_pointer_cast<program::Program>(std::move(p)); }
 
+// The machine's physical memory: no result outside pmap can be larger.
+std::size_t host_memory_bytes() {
+  static const std::size_t bytes = [] {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                                 : std::numeric_limits<std::size_t>::max();
+  }();
+  return bytes;
+}
+
 // What an operation outside pmap that the host could not allocate for
 // reports: as a device's arena does, with the result's size.
 OutOfMemoryError host_out_of_memory(const std::string& prim, const std::vector<program::Aval>& outs, SourceLoc where) {
@@ -66,8 +80,8 @@ OutOfMemoryError host_out_of_memory(const std::string& prim, const std::vector<p
   }
   Report r = make_report("OutOfMemoryError",
                          "host: out of memory computing " + prim + " (" + results + ", " + format_bytes(bytes) + ")",
-                         "the host could not allocate the result; make the array smaller, or compute it "
-                         "sharded inside pmap");
+                         "the host cannot hold the result (this machine has " + format_bytes(host_memory_bytes()) +
+                             "); make the array smaller, or compute it sharded inside pmap");
   r.op = prim;
   r.where = where;
   return OutOfMemoryError(std::move(r));
@@ -224,6 +238,13 @@ void bind_programs(py::module_& m) {
               for (const AxisBinding& b : current_device().axes) axes.push_back({b.name, b.size});
             }
             outs = p.abstract_eval(p, in, ps, axes);
+            // Results larger than the machine's memory are refused before any
+            // allocation is tried (under ASan a failed `new` aborts the process).
+            if (!in_device()) {
+              std::size_t bytes = 0;
+              for (const program::Aval& a : outs) bytes += byte_count(a.shape, a.dtype);
+              if (bytes > host_memory_bytes()) throw host_out_of_memory(prim, outs, where);
+            }
             // On a device under disable_jit a collective may park this
             // fiber: never while holding the GIL (see pmap_eager).
             FiberSafeGilRelease release;
