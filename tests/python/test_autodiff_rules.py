@@ -53,6 +53,11 @@ CASES = {
     'pad': (lambda x: jnp.pad(x, 1) ** 2, ANY), 'tile': (lambda x: jnp.tile(x, (2, 1)), ANY),
     'dynamic_slice': (lambda x: lax.dynamic_slice(x, (1, 1), (1, 2)), ANY),
     'dynamic_update_slice': (lambda x: lax.dynamic_update_slice(x, x[:1, :2] * 5, (1, 1)), ANY),
+    'sort': (lambda x: jnp.sort(x, axis=1) * jnp.arange(6.0).reshape(2, 3), ANY),
+    'sort_axis0': (lambda x: jnp.sort(x, axis=0) * jnp.arange(6.0).reshape(2, 3), ANY),
+    'sort_carries': (lambda x: lax.sort((x[0], x[1] ** 2), num_keys=1)[1], ANY),
+    'argsort_take': (lambda x: x[1][jnp.argsort(x[0])] * jnp.arange(3.0), ANY),
+    'median': (lambda x: jnp.median(x, axis=1), ANY),
     # products
     'matmul': (lambda x: x @ x.T, ANY), 'vec_mat': (lambda v: v @ B, VEC), 'mat_vec': (lambda m: m @ VEC, MAT),
     'dot_1d': (lambda v: jnp.dot(v, v), VEC), 'batched': (lambda x: jnp.matmul(x.reshape(2, 3, 1), x.reshape(2, 1, 3)), ANY),

@@ -458,6 +458,20 @@ def map(f, xs):
 
 # --- slicing -------------------------------------------------------------------------
 
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sorts operand (an array, or a sequence sorted together by its first
+    `num_keys`; spmdsim sorts by one key) along `dimension`, stably."""
+    single = not isinstance(operand, (tuple, list))
+    operands = (operand,) if single else tuple(operand)
+    if not operands:
+        raise TypeError('lax.sort needs at least one operand')
+    rank = len(core.aval_of(operands[0]).shape)
+    if not -rank <= dimension < rank:
+        raise ValueError(f'dimension {dimension} is out of bounds for an array of rank {rank}')
+    outs = bind('sort', *operands, dimension=dimension % rank, num_keys=int(num_keys))
+    return outs[0] if single else tuple(outs)
+
+
 def iota(dtype, size):
     import jax.numpy as jnp
     return jnp.arange(size, dtype=dtype)

@@ -346,6 +346,54 @@ def _take_vjp(eq, cts, primals, outs, active):
 defrules('take', _take_jvp, _take_vjp)
 
 
+# --- sort: every operand moves with the keys' permutation -----------------------
+
+def _sort_iota(shape, d):
+    """0, 1, ..., n-1 along dimension d, as int32 of `shape`."""
+    line = np.arange(shape[d], dtype=np.int32).reshape([-1 if i == d else 1 for i in range(len(shape))])
+    return np.ascontiguousarray(np.broadcast_to(line, shape))
+
+
+def _along(t, perm, d):
+    """np.take_along_axis(t, perm, d): each lane along d gathered by its own
+    indices, as one take over the flattened lanes."""
+    shape = shape_of(t)
+    nd = len(shape)
+    n = shape[d]
+    order = tuple(i for i in range(nd) if i != d) + (d,)
+    moved = p('transpose', t, permutation=order)
+    moved_perm = p('transpose', perm, permutation=order)
+    moved_shape = shape_of(moved)
+    total = int(np.prod(shape, dtype=np.int64))
+    rows = total // n if n else 0
+    offsets = (np.arange(rows, dtype=np.int32) * n).reshape(moved_shape[:-1] + (1,))
+    flat_index = p('reshape', p('add', moved_perm, offsets), new_sizes=(total,))
+    gathered = p('take', p('reshape', moved, new_sizes=(total,)), flat_index, axis=0)
+    back = tuple(int(i) for i in np.argsort(order))
+    return p('transpose', p('reshape', gathered, new_sizes=moved_shape), permutation=back)
+
+
+def _sort_permutation(eq, keys):
+    shape = shape_of(keys)
+    d = eq.params['dimension'] % len(shape)
+    return core.bind('sort', keys, _sort_iota(shape, d), dimension=d, num_keys=1)[1], d
+
+
+def _sort_jvp(eq, primals, tangents, outs):
+    perm, d = _sort_permutation(eq, primals[0])
+    return [None if t is None else _along(t, perm, d) for t in tangents]
+
+
+def _sort_vjp(eq, cts, primals, outs, active):
+    perm, d = _sort_permutation(eq, primals[0])
+    # The transpose of a gather by a permutation gathers by its inverse.
+    inverse = core.bind('sort', perm, _sort_iota(shape_of(perm), d), dimension=d, num_keys=1)[1]
+    return [None if ct is None or not act else _along(ct, inverse, d) for ct, act in zip(cts, active)]
+
+
+defrules('sort', _sort_jvp, _sort_vjp)
+
+
 def _concatenate_jvp(eq, primals, tangents, outs):
     ts = [zeros(core.aval_of(x)) if t is None else t for x, t in zip(primals, tangents)]
     return [p('concatenate', *ts, **eq.params)]
