@@ -103,13 +103,16 @@ py::object call(const py::handle& f, std::initializer_list<py::handle> args) {
 // Whether `file` belongs to Python's standard library or an installed
 // package (numpy...), not to the user's program.
 bool is_library_file(const std::string& file) {
+  // The C API only: this may first run on a device fiber (pmap under
+  // disable_jit), where pybind11's call path checks a GIL state it cannot see.
   static const std::vector<std::string> prefixes = [] {
     std::vector<std::string> out;
     py::object paths = call(py::module_::import("sysconfig").attr("get_paths"), {});
-    if (!paths.is_none()) {
-      for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"}) {
-        py::object p = py::dict(paths).attr("get")(key);
-        if (!p.is_none()) out.push_back(p.cast<std::string>() + "/");
+    if (paths.is_none() || !PyDict_Check(paths.ptr())) return out;
+    for (const char* key : {"stdlib", "platstdlib", "purelib", "platlib"}) {
+      PyObject* p = PyDict_GetItemString(paths.ptr(), key);  // borrowed
+      if (p != nullptr && PyUnicode_Check(p)) {
+        if (const char* text = PyUnicode_AsUTF8(p)) out.push_back(std::string(text) + "/");
       }
     }
     return out;
