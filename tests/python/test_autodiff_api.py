@@ -168,5 +168,21 @@ def test_misuse_gets_jax_errors():
     _, pullback = jax.vjp(lambda x: (x, x), 1.0)
     with pytest.raises(ValueError, match='unexpected tree structure of argument to vjp function'):
         pullback(1.0)
-    with pytest.raises(NotImplementedError, match="Differentiation rule for 'sort' not implemented"):
-        jax.grad(lambda x: jnp.sort(x)[0])(jnp.array([2.0, 1.0]))
+    with pytest.raises(NotImplementedError,
+                       match=r"Differentiation rule for 'index_update \(x.at\[...\].max\)' not implemented"):
+        jax.grad(lambda x: jnp.sum(x.at[0].max(1.5)))(jnp.array([2.0, 1.0]))
+
+
+def test_custom_rules_are_recorded_once_per_function_not_per_trace():
+    from jax._src.autodiff import custom
+
+    @jax.custom_vjp
+    def scaled(x):
+        return x
+
+    scaled.defvjp(lambda x: (x, None), lambda _, g: (2.0 * g,))
+    before = len(custom._calls)
+    for _ in range(20):  # an eager training loop traces the gradient every step
+        g = jax.grad(lambda x: jnp.sum(scaled(x) * 3.0))(jnp.arange(3.0))
+    assert g.tolist() == [6.0, 6.0, 6.0]
+    assert len(custom._calls) == before + 1

@@ -42,6 +42,11 @@ class _Call:
 
 _calls = {}
 _ids = itertools.count()
+# One record per function, undifferentiated arguments and trees: a training
+# loop that differentiates eagerly traces each step again, and must reuse its
+# record instead of adding one per step. The record holds the function and
+# those arguments, so their ids in the key stay theirs while it lives.
+_rule_of = {}
 
 
 def _positional(fun, args, kwargs):
@@ -64,8 +69,11 @@ def _record(kind, fn, args):
         return fn.fun(*full)
     program, out_tree, captured = core.trace_function(flat, [core.aval_of(l) for l in leaves], f'jax.{kind}',
                                                       info_from=fn.fun)
-    rule = next(_ids)
-    _calls[rule] = _Call(fn, args, diff_positions, in_tree, out_tree)
+    key = (id(fn), tuple(id(args[i]) for i in fn.nondiff_argnums), tuple(diff_positions), in_tree, out_tree)
+    rule = _rule_of.get(key)
+    if rule is None:
+        rule = _rule_of[key] = next(_ids)
+        _calls[rule] = _Call(fn, args, diff_positions, in_tree, out_tree)
     outs = core.bind(f'{kind}_call', *leaves, *captured, call_jaxpr=program, rule=rule)
     return out_tree.unflatten(outs)
 
