@@ -554,7 +554,29 @@ def _index_update_jvp(eq, primals, tangents, outs):
                      items=eq.params['items'], mode='add')
             dy = add_any(dy, part)
         return [dy]
+    if mode in ('min', 'max'):
+        mask_x, mask_v, count, sel_shape = _extremal_winners(eq, x, v, outs[0])
+        dy = None if tx is None else mul(tx, mask_x)
+        if tv is not None:
+            dy = add_any(dy, p('index_update', zeros(core.aval_of(x)), mul(expand(tv, sel_shape), mask_v),
+                               items=eq.params['items'], mode='add'))
+        return [None if dy is None else div(dy, count)]
     raise not_implemented(f'index_update (x.at[...].{mode})')
+
+
+def _extremal_winners(eq, x, v, out):
+    """For x.at[i].min/max(v): which of x (mask_x) and of the written
+    values (mask_v) equal the result, and how many do at each position. The
+    tangent is the winners' average, as JAX splits it between ties."""
+    items = eq.params['items']
+    dt = dtype_of(out).name
+    mask_x = p('convert_element_type', p('eq', x, out), new_dtype=dt, weak_type=False)
+    selected = p('index', out, items=items)
+    sel_shape = shape_of(selected)
+    mask_v = p('convert_element_type', p('eq', expand(p('convert_element_type', v, new_dtype=dt, weak_type=False),
+                                                      sel_shape), selected), new_dtype=dt, weak_type=False)
+    count = p('add', mask_x, p('index_update', zeros(core.aval_of(out)), mask_v, items=items, mode='add'))
+    return mask_x, mask_v, count, sel_shape
 
 
 def _index_update_vjp(eq, cts, primals, outs, active):
@@ -571,6 +593,11 @@ def _index_update_vjp(eq, cts, primals, outs, active):
     if mode == 'mul':
         return [p('index_update', ct, v, items=items, mode='mul') if active[0] else None,
                 unbroadcast(mul(selected, p('index', x, items=items)), shape_of(v)) if active[1] else None]
+    if mode in ('min', 'max'):
+        mask_x, mask_v, count, _ = _extremal_winners(eq, x, v, outs[0])
+        shared = div(ct, count)
+        return [mul(shared, mask_x) if active[0] else None,
+                unbroadcast(mul(p('index', shared, items=items), mask_v), shape_of(v)) if active[1] else None]
     raise not_implemented(f'index_update (x.at[...].{mode})')
 
 
