@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
   std::string run_format = "text", run_arena, run_stack;
   auto* run = app.add_subcommand("run", "run a scenario: its output, then a report (text on stderr, or --format json)");
   run->add_option("file", run_settings.path, "the scenario (.py)")->required();
+  run->add_option("args", run_settings.program_args,
+                  "the program's own arguments (sys.argv[1:]), after --: spmd run train.py -- --lr 0.1");
   add_run_options(run, run_settings, run_arena, run_stack, true);
   run->add_option("--format", run_format, "text (default) or json: one JSON report on stdout, program output inside it")
       ->check(CLI::IsMember({"text", "json"}));
@@ -239,7 +242,9 @@ int main(int argc, char** argv) {
         throw CLI::ValidationError("--format", "json needs one process per command: start each with --process-id");
       }
       std::vector<std::string> args(argv, argv + argc);
-      if (!run_settings.num_processes) args.insert(args.end(), {"--num-processes", std::to_string(processes)});
+      if (!run_settings.num_processes) {
+        args.insert(std::find(args.begin(), args.end(), std::string("--")), {"--num-processes", std::to_string(processes)});
+      }
       auto launched = spmd::cli::launch_processes(
           args, processes, run_settings.store, spmd::cli::marked_lines(std::cout, std::cerr),
           spmd::cli::gpus_for_launch(layout, run_settings.backend));

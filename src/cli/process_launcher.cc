@@ -134,7 +134,9 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
           args.push_back(argv[i]);
         }
       }
-      args.insert(args.end(), {"--process-id", std::to_string(r), "--store", store});
+      // Before `--`: what follows it is the program's own arguments.
+      args.insert(std::find(args.begin(), args.end(), std::string("--")),
+                  {"--process-id", std::to_string(r), "--store", store});
       std::vector<char*> cargs;
       for (auto& a : args) cargs.push_back(a.data());
       cargs.push_back(nullptr);

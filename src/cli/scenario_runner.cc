@@ -292,6 +292,7 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
       po.interrupted = [] { return interrupt_requested(); };
       po.max_host_seconds = settings.max_seconds;
       po.strict = settings.strict || header.strict.value_or(false);
+      po.argv = settings.program_args;
       python::run_program(settings.path, text, po);
       outcome.devices = status->statuses();
       outcome.pmap_runs = status->runs();

@@ -29,6 +29,7 @@ enum class BreakpointMode { kAuto, kPrompt, kPrint };
 struct RunSettings {
   std::string path;
   std::optional<std::string> source;     // the file's text once read (read once: a FIFO has no second reading)
+  std::vector<std::string> program_args; // the program's sys.argv[1:] (after `--` on the command line)
   std::optional<int> devices;            // else the header's, else 8
   std::optional<int> threads;            // else the header's, else 1
   std::optional<std::uint64_t> seed;     // else the header's, else 0

@@ -17,7 +17,9 @@ from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structu
 from jax._src.transformations import ShapeDtypeStruct, checkpoint, eval_shape, named_call, remat, vmap
 from jax._src.autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,
                                value_and_grad, vjp)
-from jax import distributed, random, tree
+from jax import distributed, random, sharding, tree
+from jax._src.sharding import make_mesh
+from jax._src.shard_map import shard_map
 
 __version__ = '0.4.30+spmdsim'
 
@@ -31,6 +33,7 @@ host_id = process_index
 
 
 def __getattr__(name):
-    if name in ('sharding', 'experimental'):
-        raise AttributeError(f"spmdsim's jax does not provide jax.{name} yet (the new front end is being built)")
+    if name == 'experimental':
+        import jax.experimental
+        return jax.experimental
     raise AttributeError(f"module 'jax' has no attribute '{name}'")

@@ -172,3 +172,17 @@ TEST_CASE("cli::replay: a trace recorded by spmd run replays to the same verdict
     REQUIRE(e.report().divergence.decision_summary == o.report->divergence.decision_summary);
   }
 }
+
+TEST_CASE("cli::run: the program's own arguments reach its sys.argv", "[cli]") {
+  const std::string path = spmd::testing::write_temp_scenario(
+      "spmd_cli_test", "args.py",
+      "import sys, argparse\np = argparse.ArgumentParser()\np.add_argument('--lr', type=float, default=1.0)\n"
+      "print(sys.argv[1:], p.parse_args().lr)\n");
+  RunSettings s{.path = path};
+  s.program_args = {"--lr", "0.1"};
+  std::ostringstream out;
+  std::istringstream in;
+  RunOutcome o = run_scenario(s, out, std::cerr, in);
+  CHECK(o.exit_code == 0);
+  CHECK(out.str() == "['--lr', '0.1'] 0.1\n");
+}

@@ -338,3 +338,11 @@ jax.pmap(lambda x: lax.while_loop(lambda c: c >= 0, body, x), axis_name='i')(jnp
   }
   CHECK(has(p.err(), "spmd: 2 processes exited with [130, 130]"));
 }
+
+TEST_CASE("cli::processes: the launcher passes the program's own arguments after -- to every rank", "[cli][processes]") {
+  const std::string path = write_temp_scenario("spmd_processes_test", "args.py", "import sys\nprint(sys.argv[1:])\n");
+  Subprocess p({SPMD_BIN_PATH, "run", path, "--num-processes", "2", "--", "--lr", "0.5"});
+  CHECK(p.wait() == 0);
+  CHECK(has(p.out(), "[process 0] ['--lr', '0.5']\n"));
+  CHECK(has(p.out(), "[process 1] ['--lr', '0.5']\n"));
+}

@@ -172,16 +172,21 @@ def tree_paths(treedef):
     return out
 
 
-def broadcast_prefix(prefix_tree, full_treedef, what):
+def _axis_spec(x):
+    return x is None or isinstance(x, int)
+
+
+def broadcast_prefix(prefix_tree, full_treedef, what, is_spec=_axis_spec):
     """One value per leaf of `full_treedef` from a tree that is a prefix of it
-    (pmap's in_axes / out_axes). Raises ValueError as JAX does otherwise."""
+    (pmap's in_axes / out_axes; shard_map's specs, with their own `is_spec`).
+    Raises ValueError as JAX does otherwise."""
     out = []
 
     def walk(prefix, d):
-        if prefix is None or isinstance(prefix, int) or d.kind == 'leaf':
+        if is_spec(prefix) or d.kind == 'leaf':
             out.extend([prefix] * d.num_leaves)
             return
-        pleaves_def = _flatten(prefix, [], lambda x: x is None or isinstance(x, int))
+        pleaves_def = _flatten(prefix, [], is_spec)
         if pleaves_def.kind != d.kind or len(pleaves_def.children) != len(d.children) or \
                 (d.kind == 'dict' and tuple(sorted(prefix.keys())) != d.meta):
             # JAX names the whole specification and value tree, not the part that differs.

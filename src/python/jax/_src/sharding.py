@@ -1,0 +1,128 @@
+"""Mesh, PartitionSpec and NamedSharding (jax.sharding)."""
+
+import collections
+import math
+
+import numpy as np
+
+from jax._src import api
+
+
+class PartitionSpec(tuple):
+    """Per array dimension: None (not split), a mesh axis name, or a tuple of
+    names (split over their product, the first outermost)."""
+
+    def __new__(cls, *parts):
+        for part in parts:
+            names = part if isinstance(part, tuple) else (part,)
+            for n in names:
+                if n is not None and not isinstance(n, str):
+                    raise TypeError(f'PartitionSpec entries must be mesh axis names, tuples of them or None, '
+                                    f'got {part!r}')
+        return super().__new__(cls, parts)
+
+    def __repr__(self):
+        return 'PartitionSpec' + tuple.__repr__(self)
+
+    def __reduce__(self):
+        return (PartitionSpec, tuple(self))
+
+
+class Mesh:
+    """Named axes over an array of devices: Mesh(devices, ('data', 'model'))."""
+
+    _stack = []
+
+    def __init__(self, devices, axis_names):
+        devices = np.asarray(devices, dtype=object)
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        axis_names = tuple(axis_names)
+        if devices.ndim != len(axis_names):
+            raise ValueError(f'Mesh requires the ndim of its first argument (`devices`) to equal the length of its '
+                             f'second argument (`axis_names`), but got devices.ndim == {devices.ndim} and '
+                             f'len(axis_names) == {len(axis_names)}.')
+        if len(set(axis_names)) != len(axis_names):
+            raise ValueError(f'Mesh axis names must be unique, got {axis_names}')
+        ids = [d.id if isinstance(d, api.Device) else int(d) for d in devices.flat]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f'Mesh lists a device twice: {ids}')
+        self.devices = devices
+        self.axis_names = axis_names
+        self.device_ids = np.asarray(ids, dtype=np.int64).reshape(devices.shape)
+
+    @property
+    def shape(self):
+        return collections.OrderedDict(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def axis_sizes(self):
+        return tuple(self.devices.shape)
+
+    @property
+    def size(self):
+        return int(math.prod(self.devices.shape))
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def empty(self):
+        return self.size == 0
+
+    def __enter__(self):
+        Mesh._stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        Mesh._stack.pop()
+        return False
+
+    def __eq__(self, other):
+        return (isinstance(other, Mesh) and self.axis_names == other.axis_names
+                and np.array_equal(self.device_ids, other.device_ids))
+
+    def __hash__(self):
+        return hash((self.axis_names, tuple(self.device_ids.flat), self.device_ids.shape))
+
+    def __repr__(self):
+        shape = ', '.join(f"'{n}': {s}" for n, s in self.shape.items())
+        return f'Mesh(axis_sizes=({", ".join(map(str, self.axis_sizes))},), axis_names={self.axis_names!r})' \
+            if len(self.axis_names) == 1 else f'Mesh({shape})'
+
+
+def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None):
+    """A mesh of the first prod(axis_shapes) devices (jax.make_mesh)."""
+    axis_shapes = tuple(int(s) for s in axis_shapes)
+    axis_names = tuple(axis_names)
+    if len(axis_shapes) != len(axis_names):
+        raise ValueError(f'make_mesh: {len(axis_shapes)} axis sizes {axis_shapes} for {len(axis_names)} axis names '
+                         f'{axis_names}')
+    need = math.prod(axis_shapes)
+    devices = list(api.devices() if devices is None else devices)
+    if need > len(devices):
+        err = ValueError(f'Number of devices {len(devices)} must be >= the product of mesh_shape {axis_shapes}')
+        err._spmd_hint = (f'the mesh needs {need} devices; run with --devices {need} (or set '
+                          f"XLA_FLAGS=--xla_force_host_platform_device_count={need})")
+        raise err
+    return Mesh(np.asarray(devices[:need], dtype=object).reshape(axis_shapes), axis_names)
+
+
+class NamedSharding:
+    """How an array is laid out over a mesh: NamedSharding(mesh, P(...))."""
+
+    def __init__(self, mesh, spec=PartitionSpec()):
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f'NamedSharding expects a Mesh, got {type(mesh).__name__}')
+        self.mesh = mesh
+        self.spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
+
+    def __eq__(self, other):
+        return isinstance(other, NamedSharding) and self.mesh == other.mesh and tuple(self.spec) == tuple(other.spec)
+
+    def __hash__(self):
+        return hash((self.mesh, tuple(self.spec)))
+
+    def __repr__(self):
+        return f'NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})'

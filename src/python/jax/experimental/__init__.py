@@ -1,0 +1,1 @@
+"""jax.experimental: the parts spmdsim provides (shard_map)."""

@@ -1,0 +1,12 @@
+"""jax.sharding: device meshes and partition specs, as shard_map reads them.
+
+A Mesh names the axes of an array of devices (`Mesh(devices, ('data',
+'model'))`); a PartitionSpec says, per array dimension, which mesh axes split
+it (`P('data', None)`); mesh axes a spec does not name hold copies.
+"""
+
+from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, make_mesh
+
+P = PartitionSpec
+
+__all__ = ['Mesh', 'NamedSharding', 'PartitionSpec', 'P', 'make_mesh']

@@ -1,0 +1,129 @@
+"""jax.shard_map over a Mesh: blocks from in_specs, collectives over one mesh
+axis, a tuple of them or all, outputs put together by out_specs, and JAX's
+errors for specs that do not fit (issue 16's first step)."""
+
+import numpy as np
+import pytest
+
+import _spmd
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental.shard_map import shard_map as experimental_shard_map
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+pytestmark = pytest.mark.spmd(devices=8)
+
+
+def mesh_2x4():
+    return jax.make_mesh((2, 4), ('data', 'model'))
+
+
+def test_mesh_and_specs():
+    mesh = mesh_2x4()
+    assert mesh.axis_names == ('data', 'model')
+    assert dict(mesh.shape) == {'data': 2, 'model': 4}
+    assert mesh.size == 8
+    assert mesh.device_ids.tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert P('data', None) == ('data', None)
+    assert repr(P(('data', 'model'))) == "PartitionSpec(('data', 'model'),)"
+    assert NamedSharding(mesh, P('data')).spec == P('data')
+    m = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ('a', 'b'))
+    assert dict(m.shape) == {'a': 2, 'b': 2}
+
+
+def test_blocked_matmul_with_psum_over_one_axis():
+    a = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    b = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    f = jax.shard_map(lambda x, y: lax.psum(x @ y, 'model'), mesh=mesh_2x4(),
+                      in_specs=(P('data', 'model'), P('model', None)), out_specs=P('data', None))
+    c = f(jnp.asarray(a), jnp.asarray(b))
+    assert c.shape == (8, 4)
+    np.testing.assert_allclose(np.asarray(c), a @ b)
+
+
+def test_blocks_follow_the_mesh_coordinates():
+    mesh = mesh_2x4()
+    # Each device returns its coordinates: data varies down, model across.
+    f = jax.shard_map(lambda x: x + 10 * lax.axis_index('data') + lax.axis_index('model'), mesh=mesh,
+                      in_specs=P(), out_specs=P('data', 'model'))
+    assert np.asarray(f(jnp.zeros((1, 1), jnp.int32))).tolist() == [[0, 1, 2, 3], [10, 11, 12, 13]]
+    # A dimension split over two axes: 'data' outermost.
+    g = jax.shard_map(lambda x: x * 0 + 10 * lax.axis_index('data') + lax.axis_index('model'), mesh=mesh,
+                      in_specs=P(('data', 'model')), out_specs=P(('data', 'model')))
+    assert np.asarray(g(jnp.zeros(8, jnp.int32))).tolist() == [0, 1, 2, 3, 10, 11, 12, 13]
+    # Mesh axes a spec leaves out hold copies of the block.
+    h = jax.shard_map(lambda x: x * 1, mesh=mesh, in_specs=P('data'), out_specs=P('data', 'model'))
+    out = np.asarray(h(jnp.arange(4.0).reshape(2, 2)))
+    assert out.tolist() == [[0.0, 1.0] * 4, [2.0, 3.0] * 4]
+
+
+def test_collectives_over_a_tuple_of_axes_and_all_gather():
+    mesh = mesh_2x4()
+    total = jax.shard_map(lambda x: lax.psum(x, ('data', 'model')), mesh=mesh, in_specs=P(('data', 'model')),
+                          out_specs=P())(jnp.arange(8.0))
+    assert np.asarray(total).tolist() == [28.0]
+    gathered = jax.shard_map(lambda x: lax.all_gather(x, 'model', axis=1, tiled=True), mesh=mesh,
+                             in_specs=P('data', 'model'), out_specs=P('data', None))(jnp.arange(16.0).reshape(4, 4))
+    np.testing.assert_array_equal(np.asarray(gathered), np.arange(16.0).reshape(4, 4))
+
+
+def test_the_experimental_spelling_and_a_mesh_context():
+    mesh = mesh_2x4()
+    f = experimental_shard_map(lambda x: lax.pmean(x, 'data'), mesh, in_specs=P('data'), out_specs=P())
+    assert np.asarray(f(jnp.array([1.0, 3.0]))).tolist() == [2.0]
+    with mesh:
+        g = jax.shard_map(lambda x: x * 2, in_specs=P('model'), out_specs=P('model'))
+        assert np.asarray(g(jnp.arange(4.0))).tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_a_divergence_along_another_axis_is_not_a_deadlock():
+    # Rows take different branches, but each psum runs over 'model' inside one row.
+    def f(x):
+        return lax.cond(lax.axis_index('data') == 1, lambda v: lax.psum(v, 'model'),
+                        lambda v: lax.psum(v * 2, 'model'), x)
+    out = jax.shard_map(f, mesh=mesh_2x4(), in_specs=P('data', 'model'), out_specs=P('data', 'model'))(
+        jnp.ones((2, 4)))
+    assert np.asarray(out).tolist() == [[8.0] * 4, [4.0] * 4]
+
+
+def test_a_divergence_along_the_collective_axis_is_a_deadlock_labelled_by_coordinates():
+    def f(x):
+        return lax.cond(lax.axis_index('model') == 1, lambda v: v, lambda v: lax.psum(v, 'model'), x)
+    with pytest.raises(_spmd.SpmdError) as e:
+        jax.shard_map(f, mesh=mesh_2x4(), in_specs=P('data', 'model'), out_specs=P('data', 'model'))(
+            jnp.ones((2, 4)))
+    assert e.value.kind == 'Deadlock'
+    assert e.value.message.startswith("deadlock: devices {0, 2, 3} wait at psum over 'model' #0")
+    assert 'but device 1 (data=0, model=1) returned after 0 collectives' in e.value.message
+
+
+def test_specs_that_do_not_fit_are_jax_errors():
+    mesh = mesh_2x4()
+    with pytest.raises(ValueError, match=r"maps array axis 0 \(of size 6\) to mesh axis 'model' \(of size 4\), "
+                                         r"but 4 does not evenly divide 6"):
+        jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('model'), out_specs=P('model'))(jnp.ones(6))
+    with pytest.raises(ValueError, match="names mesh axis 'modle', but the mesh has no such axis") as e:
+        jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('modle'), out_specs=P('model'))(jnp.ones(8))
+    assert e.value._spmd_hint == "did you mean 'model'?"
+    with pytest.raises(ValueError, match=r'of length 2, but the value has rank 1'):
+        jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('data', 'model'), out_specs=P())(jnp.ones(8))
+    with pytest.raises(ValueError, match="names mesh axis 'data' twice"):
+        jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('data', 'data'), out_specs=P())(jnp.ones((2, 2)))
+    with pytest.raises(ValueError, match=r'Number of devices 8 must be >= the product of mesh_shape \(4, 4\)'):
+        jax.make_mesh((4, 4), ('a', 'b'))
+
+
+def test_out_specs_that_claim_replication_of_a_varying_value():
+    mesh = mesh_2x4()
+    with pytest.raises(ValueError, match=r"out_specs\[0\] is PartitionSpec\(\) which implies that the corresponding "
+                                         r"output value \(output\) is replicated across mesh axis 'data', but it "
+                                         r"varies along that axis"):
+        jax.shard_map(lambda x: x * 2, mesh=mesh, in_specs=P('data'), out_specs=P())(jnp.ones(8))
+    # Reduced over the axis first: replicated, accepted.
+    out = jax.shard_map(lambda x: lax.psum(x, 'data'), mesh=mesh, in_specs=P('data'), out_specs=P())(jnp.ones(8))
+    assert np.asarray(out).tolist() == [2.0, 2.0, 2.0, 2.0]
+    # With the static check off, the devices' blocks are still compared at run time.
+    with pytest.raises(ValueError, match=r"says output is replicated across mesh axis 'data', but the devices at "
+                                         r"data=0 and data=1 hold different values \(largest difference 1\)"):
+        jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('data'), out_specs=P(), check_vma=False)(jnp.arange(2.0))
