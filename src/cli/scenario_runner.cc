@@ -36,8 +36,10 @@ struct ActiveRuntime {
 };
 
 ActiveRuntime& active() {
-  static ActiveRuntime a;
-  return a;
+  // Never destroyed: the signal thread (detached) may still hold it while the
+  // process exits.
+  static ActiveRuntime* a = new ActiveRuntime;
+  return *a;
 }
 
 bool interrupt_requested() {
