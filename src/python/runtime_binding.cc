@@ -76,14 +76,8 @@ void bind_runtime(py::module_& m) {
   m.def("process_count", [] { return runtime().options().process_count; });
   m.def("backend", [] { return runtime().backend_name(); });
 
-  py::class_<MeshAxis>(m, "MeshAxis", "one named axis of a device mesh")
-      .def(py::init([](std::string name, int size) { return MeshAxis{std::move(name), size}; }))
-      .def_readonly("name", &MeshAxis::name)
-      .def_readonly("size", &MeshAxis::size);
-
   py::class_<PmapOptions>(m, "PmapOptions", "how a pmap splits, names and stacks")
       .def(py::init<>())
-      .def_readwrite("mesh", &PmapOptions::mesh)
       .def_readwrite("axis_name", &PmapOptions::axis_name)
       .def_readwrite("in_axes", &PmapOptions::in_axes)
       .def_readwrite("out_axes", &PmapOptions::out_axes)

@@ -127,3 +127,34 @@ def test_out_specs_that_claim_replication_of_a_varying_value():
     with pytest.raises(ValueError, match=r"says output is replicated across mesh axis 'data', but the devices at "
                                          r"data=0 and data=1 hold different values \(largest difference 1\)"):
         jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('data'), out_specs=P(), check_vma=False)(jnp.arange(2.0))
+
+
+def test_inside_jit_and_grad():
+    mesh = mesh_2x4()
+    f = jax.shard_map(lambda x, y: lax.psum(x @ y, 'model'), mesh=mesh,
+                      in_specs=(P('data', 'model'), P('model', None)), out_specs=P('data', None))
+    a = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    b = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(a, b)), a @ b)
+    # d/da sum((a b)^2) = 2 (a b) b^T, through the psum's transpose and the blocks
+    grad = jax.grad(lambda a: jnp.sum(f(a, b) ** 2))(jnp.asarray(a))
+    np.testing.assert_allclose(np.asarray(grad), 2 * (a @ b) @ b.T, rtol=1e-5)
+    jaxpr = str(jax.make_jaxpr(f)(a, b))
+    assert jaxpr.count('xla_pmap') == 2  # one per mesh axis, nested
+
+
+def test_a_data_parallel_training_step_in_jit():
+    mesh = jax.make_mesh((8,), ('data',))
+
+    def local(w, x, y):
+        g = jax.grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+        return w - 0.1 * lax.pmean(g, 'data')
+    step = jax.jit(jax.shard_map(local, mesh=mesh, in_specs=(P(), P('data'), P('data')), out_specs=P()))
+    x = np.arange(24.0, dtype=np.float32).reshape(8, 3) / 10
+    y = np.arange(8.0, dtype=np.float32)
+    w = np.zeros(3, np.float32)
+    for _ in range(3):
+        expected = w - 0.1 * np.mean([2 * (x[d] @ w - y[d]) * x[d] for d in range(8)], axis=0)
+        w_next = np.asarray(step(w, x, y))
+        np.testing.assert_allclose(w_next, expected, rtol=1e-5)
+        w = w_next.astype(np.float32)

@@ -6,9 +6,10 @@ the mesh axes the spec names for it; mesh axes it does not name get copies),
 the function is traced once on a block's abstract value with every mesh axis
 bound (collectives name them: psum(x, 'data'), psum(x, ('data', 'model'))),
 every device of the mesh runs the program with its blocks, and out_specs put
-the output blocks back together. The run is spmdsim's pmap over a mesh, so
-deadlocks, mismatches and reports are the same; devices are labelled by
-their mesh coordinates ("device 3 (data=1, model=1)").
+the output blocks back together. A mesh runs as nested pmaps, one per mesh
+axis (the layout of a mesh), so shard_map works inside jit and grad, and
+deadlocks, mismatches and reports are pmap's; devices are labelled by their
+mesh coordinates ("device 3 (data=1, model=1)").
 
 Checks, with JAX's messages: specs naming axes the mesh does not have, specs
 longer than the array's rank, dimensions the mesh axes do not divide, and
@@ -23,8 +24,7 @@ import math
 
 import numpy as np
 
-import _spmd
-from jax._src import api, core, drift, source_info, tree_util
+from jax._src import api, core, drift, tree_util
 from jax._src.sharding import Mesh, PartitionSpec
 
 
@@ -111,30 +111,27 @@ class _ShardMapped:
     # --- the call -------------------------------------------------------------
 
     def __call__(self, *args):
-        loc = source_info.current_location()
         leaves, tree = tree_util.tree_flatten(args)
-        if any(isinstance(l, core.Tracer) for l in leaves) or core.current_trace() is not None:
-            raise NotImplementedError('shard_map inside jit, pmap or grad is not supported by spmdsim yet: call it '
-                                      'at the top level of the program')
         specs = tree_util.broadcast_prefix(self.in_specs, tree, 'shard_map in_specs', is_spec=_is_spec)
         specs = [PartitionSpec() if s is None else s for s in specs]
         names = api._leaf_names(self.fun, list(range(len(args))), tree, [])
-        arrays = [api._pmap_arg(l, n) for l, n in zip(leaves, names)]
+        values = [l if isinstance(l, core.Tracer) else core.ArrayImpl(api._pmap_arg(l, n))
+                  for l, n in zip(leaves, names)]
         blocks = []
         problems = []
-        for k, (a, spec) in enumerate(zip(arrays, specs)):
-            shape = tuple(a.shape)
+        for k, (v, spec) in enumerate(zip(values, specs)):
+            aval = core.aval_of(v)
+            shape = tuple(aval.shape)
             self._check_spec(spec, len(shape), f'in_specs[{k}] of value', shape)
-            for d, (part, n) in enumerate(zip(spec, self._split_sizes(spec))):
+            splits = self._split_sizes(spec) + [1] * (len(shape) - len(spec))
+            for d, (part, n) in enumerate(zip(spec, splits)):
                 if part is not None and shape[d] % n:
                     axes = ', '.join(f"{m!r} (of size {self.mesh.shape[m]})" for m in _names(part))
                     problems.append(f'* args[{k}] of shape {shape}, where args[{k}] is bound to '
                                     f"{self._fname}'s parameter {names[k]!r}, corresponds to in_specs[{k}] of value "
                                     f'{spec!r}, which maps array axis {d} (of size {shape[d]}) to mesh axis {axes}, '
                                     f'but {n} does not evenly divide {shape[d]}')
-            block = [s // n if d < len(spec) else s for d, (s, n) in enumerate(
-                zip(shape, self._split_sizes(spec) + [1] * (len(shape) - len(spec))))]
-            blocks.append(core.ShapedArray(tuple(block), a.dtype, a.weak_type))
+            blocks.append(core.ShapedArray(tuple(s // n for s, n in zip(shape, splits)), aval.dtype, aval.weak_type))
         if problems:
             err = ValueError(f"shard_map applied to the function '{self._fname}' was given argument arrays with axis "
                              'sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n'
@@ -144,24 +141,42 @@ class _ShardMapped:
             err._spmd_hint = ('pad or reshape the array so the mapped dimension is a multiple of the mesh axis '
                               'size, or map it over a smaller mesh axis')
             raise err
+        if self.mesh.device_ids.ravel().tolist() != list(range(self.mesh.size)):
+            raise NotImplementedError(f'shard_map: spmdsim runs a mesh on devices 0..{self.mesh.size - 1} in '
+                                      f'row-major order; this mesh orders them {self.mesh.device_ids.tolist()}')
         key = (tree, tuple(blocks))
         entry = self.cache.get(key)
         if entry is None:
             entry = self.cache[key] = self._trace(tree, blocks, specs, names)
-        program, out_tree, out_specs = entry
-        opts = _spmd.PmapOptions()
-        opts.mesh = [_spmd.MeshAxis(n, s) for n, s in self.mesh.shape.items()]
-        opts.devices = [int(i) for i in self.mesh.device_ids.flat]
-        opts.in_axes = [0] * len(arrays)
-        opts.out_axes = [0] * len(program.outputs)
-        opts.loc = loc
-        opts.arg_names = names
-        opts.out_names = ['output' + p for p in tree_util.tree_paths(out_tree)]
-        stacked = [_spmd.Array.from_numpy(self._to_devices(a.to_numpy(), spec), a.weak_type)
-                   for a, spec in zip(arrays, specs)]
-        outs = _spmd.pmap(program, stacked, opts)
-        results = [self._from_devices(o, spec, name) for o, spec, name in zip(outs, out_specs, opts.out_names)]
+        program, out_tree, out_specs, paths = entry
+        stacked = [self._to_devices(v, spec) for v, spec in zip(values, specs)]
+        outs = self._run(program, stacked)
+        results = [self._from_devices(o, spec, path) for o, spec, path in zip(outs, out_specs, paths)]
         return out_tree.unflatten(results)
+
+    def _run(self, program, stacked):
+        """The program on every device of the mesh: one pmap per mesh axis,
+        nested, the outermost first, as a mesh is laid out (a device's id is
+        its row-major position). Recorded as xla_pmap equations inside a
+        trace, run at once outside any, differentiable either way."""
+        axes = list(self.mesh.shape.items())
+        n_out = len(program.outputs)
+        body = program
+        for depth in range(len(axes) - 1, 0, -1):
+            name, size = axes[depth]
+            inner = body
+
+            def step(*xs, inner=inner, name=name, size=size):
+                return core.bind('xla_pmap', *xs, call_jaxpr=inner, axis_name=name, axis_size=size,
+                                 in_axes=(0,) * len(xs), out_axes=(0,) * n_out)
+            level_avals = [core.ShapedArray(tuple(core.aval_of(x).shape[depth:]), core.aval_of(x).dtype,
+                                            core.aval_of(x).weak_type) for x in stacked]
+            body, _, captured = core.trace_function(step, level_avals, 'shard_map', axes=axes[:depth])
+            if captured:
+                raise core._escaped(captured[0])
+        name, size = axes[0]
+        return core.bind('xla_pmap', *stacked, call_jaxpr=body, axis_name=name, axis_size=size,
+                         in_axes=(0,) * len(stacked), out_axes=(0,) * n_out)
 
     def _trace(self, tree, blocks, specs, names):
         def flat_fun(*flat):
@@ -179,7 +194,7 @@ class _ShardMapped:
             self._check_spec(spec, len(shape), f'out_specs[{k}] of value', shape)
         if self.check:
             self._check_replication(program, specs, out_specs, paths)
-        return program, out_tree, out_specs
+        return program, out_tree, out_specs, paths
 
     def _check_replication(self, program, in_specs, out_specs, paths):
         """check_rep / check_vma: an output whose spec leaves out a mesh axis
@@ -210,8 +225,11 @@ class _ShardMapped:
     # --- blocks <-> global arrays ----------------------------------------------
 
     def _to_devices(self, x, spec):
-        """x (global) -> (mesh sizes..., block...): device (i, j, ...)'s block."""
+        """x (global) -> (mesh sizes..., block...): device (i, j, ...)'s block.
+        jnp operations, so that it traces inside jit and grad."""
+        import jax.numpy as jnp
         mesh = self.mesh.shape
+        x = jnp.asarray(x)
         shape, labels = [], []
         for d, size in enumerate(x.shape):
             part = spec[d] if d < len(spec) else None
@@ -222,30 +240,32 @@ class _ShardMapped:
                 split *= mesh[n]
             shape.append(size // split)
             labels.append(('block', d))
-        a = x.reshape(shape)
+        a = jnp.reshape(x, shape)
         for n in mesh:
             if ('mesh', n) not in labels:
-                a = a[np.newaxis]
+                a = jnp.expand_dims(a, 0)
                 labels.insert(0, ('mesh', n))
         order = [labels.index(('mesh', n)) for n in mesh] + [labels.index(('block', d)) for d in range(x.ndim)]
-        a = np.transpose(a, order)
-        return np.ascontiguousarray(np.broadcast_to(a, tuple(mesh.values()) + a.shape[len(mesh):]))
+        a = jnp.transpose(a, order)
+        return jnp.broadcast_to(a, tuple(mesh.values()) + tuple(a.shape[len(mesh):]))
 
-    def _from_devices(self, out, spec, name):
+    def _from_devices(self, a, spec, name):
         """(mesh sizes..., block...) -> the global output its spec describes."""
-        a = out.to_numpy()
+        import jax.numpy as jnp
         mesh = list(self.mesh.shape.items())
         named = {n for part in spec for n in _names(part)}
-        # Mesh axes the spec leaves out hold copies: check they do, keep one.
+        # Mesh axes the spec leaves out hold copies: keep one (checked to be
+        # copies when the values are known; the static check covers traces).
         for i in reversed(range(len(mesh))):
             axis = mesh[i][0]
             if axis in named:
                 continue
-            rows = np.moveaxis(a, i, 0)
-            for r in range(1, rows.shape[0]):
-                if not np.array_equal(rows[0], rows[r], equal_nan=True):
-                    self._replication_error(name, axis, spec, rows, r)
-            a = rows[0]
+            if not isinstance(a, core.Tracer):
+                rows = np.moveaxis(np.asarray(a), i, 0)
+                for r in range(1, rows.shape[0]):
+                    if not np.array_equal(rows[0], rows[r], equal_nan=True):
+                        self._replication_error(name, axis, spec, rows, r)
+            a = jnp.take(a, 0, axis=i)
             mesh.pop(i)
         kept = [n for n, _ in mesh]
         nblock = a.ndim - len(kept)
@@ -258,8 +278,7 @@ class _ShardMapped:
                 size *= self.mesh.shape[n]
             order.append(len(kept) + d)
             final.append(size)
-        result = np.transpose(a, order).reshape(final)
-        return core.ArrayImpl(_spmd.Array.from_numpy(np.ascontiguousarray(result), out.weak_type))
+        return jnp.reshape(jnp.transpose(a, order), final)
 
     def _replication_error(self, name, axis, spec, rows, r):
         diff = np.max(np.abs(np.asarray(rows[r], dtype=np.float64) - np.asarray(rows[0], dtype=np.float64))) \
