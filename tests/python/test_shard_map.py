@@ -158,3 +158,33 @@ def test_a_data_parallel_training_step_in_jit():
         w_next = np.asarray(step(w, x, y))
         np.testing.assert_allclose(w_next, expected, rtol=1e-5)
         w = w_next.astype(np.float32)
+
+
+def test_device_put_onto_a_sharding_and_its_picture(capsys):
+    mesh = mesh_2x4()
+    x = jax.device_put(jnp.arange(32.0).reshape(8, 4), NamedSharding(mesh, P('data', 'model')))
+    assert x.sharding == NamedSharding(mesh, P('data', 'model'))
+    assert not x.is_fully_replicated()
+    shards = x.addressable_shards
+    assert len(shards) == 8
+    assert shards[5].device.id == 5
+    assert shards[5].index == (slice(4, 8), slice(1, 2))
+    assert np.asarray(shards[5].data).ravel().tolist() == [17.0, 21.0, 25.0, 29.0]
+    jax.debug.visualize_array_sharding(x)
+    jax.debug.visualize_array_sharding(jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P('model'))))
+    assert capsys.readouterr().out == (
+        '┌─────────┬─────────┬─────────┬─────────┐\n'
+        '│  CPU 0  │  CPU 1  │  CPU 2  │  CPU 3  │\n'
+        '├─────────┼─────────┼─────────┼─────────┤\n'
+        '│  CPU 4  │  CPU 5  │  CPU 6  │  CPU 7  │\n'
+        '└─────────┴─────────┴─────────┴─────────┘\n'
+        '┌─────────┬─────────┬─────────┬─────────┐\n'
+        '│ CPU 0,4 │ CPU 1,5 │ CPU 2,6 │ CPU 3,7 │\n'
+        '└─────────┴─────────┴─────────┴─────────┘\n')
+    # shard_map's results carry the layout their out_specs describe.
+    y = jax.shard_map(lambda v: v * 2, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.arange(4.0))
+    assert y.sharding == NamedSharding(mesh, P('data'))
+    with pytest.raises(ValueError, match=r'should be divisible by 4, but it is equal to 6 \(full shape: \(6,\)\)'):
+        jax.device_put(jnp.arange(6.0), NamedSharding(mesh, P('model')))
+    with pytest.raises(ValueError, match=r"Resource axis: modle of PartitionSpec\('modle',\) is not found in mesh"):
+        jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P('modle')))

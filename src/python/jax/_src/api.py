@@ -501,7 +501,23 @@ def block_until_ready(x):
 
 
 def device_put(x, device=None):
-    return tree_util.tree_map(lambda l: l if isinstance(l, core.Array) else core.ArrayImpl(core.to_spmd_array(l)), x)
+    """Arrays of `x`; with a NamedSharding (or a pytree prefix of them), laid
+    out over its mesh: checked to fit, and remembered by the array (its
+    .sharding, .addressable_shards, jax.debug.visualize_array_sharding)."""
+    from jax._src.sharding import NamedSharding
+
+    def put(leaf, sharding):
+        value = leaf._value if isinstance(leaf, core.ArrayImpl) else core.to_spmd_array(leaf)
+        if isinstance(sharding, NamedSharding):
+            sharding.check(value.shape)
+            return core.ArrayImpl(value, sharding)
+        return leaf if isinstance(leaf, core.Array) else core.ArrayImpl(value)
+    if isinstance(device, NamedSharding) or device is None or isinstance(device, (Device, int)):
+        return tree_util.tree_map(lambda l: put(l, device), x)
+    leaves, tree = tree_util.tree_flatten(x)
+    shardings = tree_util.broadcast_prefix(device, tree, 'device_put device',
+                                           is_spec=lambda s: s is None or isinstance(s, NamedSharding))
+    return tree.unflatten([put(l, s) for l, s in zip(leaves, shardings)])
 
 
 def device_get(x):

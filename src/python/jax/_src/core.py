@@ -73,11 +73,27 @@ class Array(_Sized):
 
 
 class ArrayImpl(Array):
-    """A concrete array: host memory outside pmap, a device's inside."""
-    __slots__ = ('_value',)
+    """A concrete array: host memory outside pmap, a device's inside. Its
+    sharding is how jax.device_put laid it out (whole on device 0 unless a
+    NamedSharding said otherwise); spmdsim keeps the global value, and the
+    sharding says which device holds which block."""
+    __slots__ = ('_value', '_sharding')
 
-    def __init__(self, value):
+    def __init__(self, value, sharding=None):
         self._value = value
+        self._sharding = sharding
+
+    @property
+    def sharding(self):
+        from jax._src import sharding
+        return self._sharding if self._sharding is not None else sharding.SingleDeviceSharding(0)
+
+    @property
+    def addressable_shards(self):
+        return self.sharding.shards_of(self)
+
+    def is_fully_replicated(self):
+        return self.sharding.is_fully_replicated
 
     @property
     def shape(self):

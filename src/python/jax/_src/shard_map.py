@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from jax._src import api, core, drift, tree_util
-from jax._src.sharding import Mesh, PartitionSpec
+from jax._src.sharding import Mesh, NamedSharding, PartitionSpec
 
 
 def shard_map(f=None, /, mesh=None, in_specs=None, out_specs=None, check_rep=True, auto=frozenset(), *,
@@ -278,7 +278,9 @@ class _ShardMapped:
                 size *= self.mesh.shape[n]
             order.append(len(kept) + d)
             final.append(size)
-        return jnp.reshape(jnp.transpose(a, order), final)
+        out = jnp.reshape(jnp.transpose(a, order), final)
+        # A known result remembers its layout, as JAX's outputs do.
+        return out if isinstance(out, core.Tracer) else core.ArrayImpl(out._value, NamedSharding(self.mesh, spec))
 
     def _replication_error(self, name, axis, spec, rows, r):
         diff = np.max(np.abs(np.asarray(rows[r], dtype=np.float64) - np.asarray(rows[0], dtype=np.float64))) \

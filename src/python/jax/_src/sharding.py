@@ -118,6 +118,40 @@ class NamedSharding:
         self.mesh = mesh
         self.spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
 
+    @property
+    def device_set(self):
+        return set(self.mesh.devices.flat)
+
+    @property
+    def is_fully_replicated(self):
+        return all(p is None for p in self.spec)
+
+    def check(self, shape, what='the array'):
+        """JAX's error when the spec does not fit `shape`."""
+        if len(self.spec) > len(shape):
+            raise ValueError(f'One of device_put args was given the sharding of {self!r}, whose spec has '
+                             f'{len(self.spec)} entries, but {what} has rank {len(shape)} (shape {tuple(shape)}): a '
+                             'spec has at most one entry per dimension')
+        for d, part in enumerate(self.spec):
+            names = () if part is None else (part if isinstance(part, tuple) else (part,))
+            n = 1
+            for name in names:
+                if name not in self.mesh.shape:
+                    raise ValueError(f'Resource axis: {name} of {self.spec!r} is not found in mesh: '
+                                     f'{tuple(self.mesh.axis_names)}.')
+                n *= self.mesh.shape[name]
+            if shape[d] % n:
+                raise ValueError(f'One of device_put args was given the sharding of {self!r}, which implies that '
+                                 f'the global size of its dimension {d} should be divisible by {n}, but it is equal '
+                                 f'to {shape[d]} (full shape: {tuple(shape)})')
+
+    def shards_of(self, array):
+        shards = []
+        for coords in np.ndindex(*self.mesh.devices.shape):
+            index = _block_index(array.shape, self.spec, self.mesh, coords)
+            shards.append(Shard(self.mesh.devices[coords], index, array[index] if index else array))
+        return shards
+
     def __eq__(self, other):
         return isinstance(other, NamedSharding) and self.mesh == other.mesh and tuple(self.spec) == tuple(other.spec)
 
@@ -126,3 +160,57 @@ class NamedSharding:
 
     def __repr__(self):
         return f'NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})'
+
+
+class Shard:
+    """One device's block of an array (Array.addressable_shards)."""
+
+    def __init__(self, device, index, data, replica_id=0):
+        self.device, self.index, self.data, self.replica_id = device, index, data, replica_id
+
+    def __repr__(self):
+        return f'Shard(device={self.device!r}, index={self.index!r}, replica_id={self.replica_id}, data={self.data})'
+
+
+def _block_index(shape, spec, mesh, coords):
+    """The slices of `shape` the device at mesh `coords` holds under `spec`."""
+    index = []
+    for d, size in enumerate(shape):
+        part = spec[d] if d < len(spec) else None
+        names = () if part is None else (part if isinstance(part, tuple) else (part,))
+        split, pos = 1, 0
+        for n in names:
+            k = mesh.axis_names.index(n)
+            pos = pos * mesh.devices.shape[k] + coords[k]
+            split *= mesh.devices.shape[k]
+        block = size // split
+        index.append(slice(pos * block, (pos + 1) * block) if names else slice(None))
+    return tuple(index)
+
+
+class SingleDeviceSharding:
+    """The whole array on one device (what an array has unless device_put
+    laid it out over a mesh)."""
+
+    def __init__(self, device_id=0):
+        self.device_id = device_id
+
+    @property
+    def device_set(self):
+        return {api.devices()[self.device_id]}
+
+    @property
+    def is_fully_replicated(self):
+        return True
+
+    def shards_of(self, array):
+        return [Shard(api.devices()[self.device_id], tuple(slice(None) for _ in array.shape), array)]
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other.device_id == self.device_id
+
+    def __hash__(self):
+        return hash(self.device_id)
+
+    def __repr__(self):
+        return f'SingleDeviceSharding(device={api.devices()[self.device_id]!r})'

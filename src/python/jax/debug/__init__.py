@@ -106,6 +106,34 @@ def _container_pieces(value, conversion):
     return pieces + [text]
 
 
+def visualize_array_sharding(arr, *, use_color=False, scale=1.0, min_width=9, max_width=80):
+    """Prints which devices hold which block of a 1-D or 2-D array, as a grid
+    (JAX draws it with rich; this is plain text): one cell per block, naming
+    its devices ("CPU 0,4" when a block has copies)."""
+    shape = tuple(arr.shape)
+    if len(shape) not in (1, 2):
+        raise ValueError(f'visualize_array_sharding only works for 1D and 2D arrays, got shape {shape}')
+    cells = {}
+    for shard in arr.sharding.shards_of(arr):
+        key = tuple((s.start or 0, s.stop if s.stop is not None else n) for s, n in zip(shard.index, shape))
+        cells.setdefault(key, []).append(shard.device.id)
+    if len(shape) == 1:  # drawn across, as JAX does
+        cells = {(None, k[0]): v for k, v in cells.items()}
+    else:
+        cells = {(k[0], k[1]): v for k, v in cells.items()}
+    rows = sorted({k[0] for k in cells}, key=lambda r: (r is not None, r))
+    cols = sorted({k[1] for k in cells})
+    label = lambda ids: 'CPU ' + ','.join(map(str, sorted(ids)))
+    width = max(min_width, max(len(label(v)) + 2 for v in cells.values()))
+    line = lambda left, mid, right: left + mid.join(['─' * width] * len(cols)) + right
+    out = [line('┌', '┬', '┐')]
+    for i, r in enumerate(rows):
+        texts = [label(cells[(r, c)]).center(width) for c in cols]
+        out.append('│' + '│'.join(texts) + '│')
+        out.append(line('├', '┼', '┤') if i + 1 < len(rows) else line('└', '┴', '┘'))
+    builtins.print('\n'.join(out))
+
+
 def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=False, token=None, **kwargs):
     """Stops every device here; spmd shows each device's arrays among the
     caller's local variables (and prompts on a terminal)."""
