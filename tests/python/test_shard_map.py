@@ -188,3 +188,22 @@ def test_device_put_onto_a_sharding_and_its_picture(capsys):
         jax.device_put(jnp.arange(6.0), NamedSharding(mesh, P('model')))
     with pytest.raises(ValueError, match=r"Resource axis: modle of PartitionSpec\('modle',\) is not found in mesh"):
         jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P('modle')))
+
+
+def test_pswapaxes_pvary_and_mesh_contexts():
+    mesh = jax.make_mesh((4,), ('i',))
+    # Device d holds row d of a 4x4 matrix; pswapaxes hands it column d instead.
+    x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    swapped = jax.shard_map(lambda r: lax.pswapaxes(r, 'i', 1), mesh=mesh, in_specs=P('i'), out_specs=P('i'))(x)
+    np.testing.assert_array_equal(np.asarray(swapped), x.T)
+    same = jax.shard_map(lambda r: lax.pvary(r, 'i') * 1, mesh=mesh, in_specs=P('i'), out_specs=P('i'))(x)
+    np.testing.assert_array_equal(np.asarray(same), x)
+    with jax.sharding.use_mesh(mesh):
+        out = jax.shard_map(lambda r: lax.psum(r, 'i'), in_specs=P('i'), out_specs=P())(jnp.arange(4.0))
+    assert np.asarray(out).tolist() == [6.0]
+    before = jax.set_mesh(mesh)
+    try:
+        assert np.asarray(jax.shard_map(lambda r: r + 1, in_specs=P('i'), out_specs=P('i'))(jnp.zeros(4))).tolist() \
+            == [1.0] * 4
+    finally:
+        jax.set_mesh(before) if before is not None else jax.sharding.Mesh._stack.clear()

@@ -18,7 +18,7 @@ from jax._src.transformations import ShapeDtypeStruct, checkpoint, eval_shape, n
 from jax._src.autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,
                                value_and_grad, vjp)
 from jax import distributed, random, sharding, tree
-from jax._src.sharding import make_mesh
+from jax._src.sharding import make_mesh, set_mesh
 from jax._src.shard_map import shard_map
 
 __version__ = '0.4.30+spmdsim'

@@ -214,3 +214,32 @@ class SingleDeviceSharding:
 
     def __repr__(self):
         return f'SingleDeviceSharding(device={api.devices()[self.device_id]!r})'
+
+
+class _UseMesh:
+    """`with jax.sharding.use_mesh(mesh):`, the mesh shard_map uses when it is
+    given none."""
+
+    def __init__(self, mesh):
+        self.mesh = mesh
+
+    def __enter__(self):
+        return self.mesh.__enter__()
+
+    def __exit__(self, *exc):
+        return self.mesh.__exit__(*exc)
+
+
+def use_mesh(mesh):
+    return _UseMesh(mesh)
+
+
+def set_mesh(mesh):
+    """Sets the mesh shard_map uses when given none, for the rest of the
+    program (jax.set_mesh); returns the mesh set before, or None."""
+    before = Mesh._stack[0] if Mesh._stack else None
+    if Mesh._stack:
+        Mesh._stack[0] = mesh
+    else:
+        Mesh._stack.append(mesh)
+    return before

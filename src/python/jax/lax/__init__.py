@@ -212,6 +212,24 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                            tiled=bool(tiled), **_groups_params(axis_index_groups)), x)
 
 
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swaps the mapped axis `axis_name` with array dimension `axis` (whose
+    size must be the axis size): all_to_all splitting and concatenating along
+    `axis`, as JAX defines it."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def pvary(x, axis_name):
+    """Marks x as varying over `axis_name` (JAX's check_vma bookkeeping):
+    the values are unchanged; the names must be bound."""
+    for name in _axes_param(axis_name):
+        axis_size(name)
+    return x
+
+
+pbroadcast = pvary
+
+
 def pshuffle(x, axis_name, perm):
     """Device i receives device perm[i]'s value."""
     return ppermute(x, axis_name, [(int(src), i) for i, src in enumerate(perm)])
