@@ -40,6 +40,8 @@ CASES = {
     'prod_with_zero': (lambda x: jnp.prod(x.at[0, 1].set(0.0), axis=1), ANY),
     'var': (lambda x: jnp.var(x, axis=0), ANY), 'std': (jnp.std, ANY), 'norm': (jnp.linalg.norm, ANY),
     'cumsum': (lambda x: jnp.cumsum(x, axis=1), ANY), 'cumprod': (lambda x: jnp.cumprod(x, axis=1), POS),
+    'cumprod_with_zero': (lambda x: jnp.cumprod(x.at[0, 1].set(0.0), axis=1) * x, ANY),
+    'cumprod_axis0': (lambda x: jnp.cumprod(x, axis=0), ANY),
     'logsumexp': (lambda x: jax.nn.logsumexp(x, axis=1), ANY),
     # layout and indexing
     'reshape': (lambda x: x.reshape(3, 2) * jnp.arange(6.0).reshape(3, 2), ANY), 'transpose': (lambda x: x.T @ x, ANY),

@@ -483,16 +483,53 @@ def _prod_vjp(eq, cts, primals, outs, active):
 defrules('reduce_prod', _prod_jvp, _prod_vjp)
 
 
+def _shifted(v, axis, s, fill):
+    """v moved s places along axis, the first s filled with `fill`."""
+    shape = list(shape_of(v))
+    n = shape[axis]
+    shape[axis] = min(s, n)
+    pad = p('broadcast_in_dim', np.asarray(fill, dtype=dtype_of(v)), shape=tuple(shape), broadcast_dimensions=())
+    return pad if s >= n else p('concatenate', pad, slice_axis(v, axis, 0, n - s), dimension=axis)
+
+
+def _linear_recurrence(a, b, axis, reverse=False):
+    """h_i = a_i h_(i-1) + b_i along axis (h before the first is 0), or from
+    the other end: pairs of steps composed by doubling, log2(n) rounds of
+    elementwise products, with no division (zeros in a are fine)."""
+    if reverse:
+        flip = lambda v: p('rev', v, dimensions=(axis,))
+        return flip(_linear_recurrence(flip(a), flip(b), axis))
+    n = shape_of(a)[axis]
+    s = 1
+    while s < n:
+        b = p('add', mul(a, _shifted(b, axis, s, 0)), b)
+        a = mul(a, _shifted(a, axis, s, 1))
+        s *= 2
+    return b
+
+
 def _cumprod_jvp(eq, primals, tangents, outs):
-    # d y_j = y_j * sum_{i<=j} t_i / x_i (x without zeros, as JAX's
-    # associative-scan rule gives there).
-    return [mul(outs[0], p('cumsum', div(tangents[0], primals[0]), axis=eq.params['axis']))]
+    # y_i = x_i y_(i-1): dy_i = x_i dy_(i-1) + y_(i-1) t_i, no division, so
+    # zeros in x get JAX's values.
+    x = primals[0]
+    axis = eq.params['axis'] % len(shape_of(x))
+    before = _shifted(outs[0], axis, 1, 1)  # y_(i-1), 1 before the first
+    return [_linear_recurrence(x, mul(before, tangents[0]), axis)]
 
 
 def _cumprod_vjp(eq, cts, primals, outs, active):
+    # dx_j = y_(j-1) g_j with g_j = ct_j + x_(j+1) g_(j+1): the transpose of
+    # the recurrence above, run from the end.
     x = primals[0]
     axis = eq.params['axis'] % len(shape_of(x))
-    return [div(_rev_cumsum(mul(cts[0], outs[0]), axis), x)]
+    g = _linear_recurrence(_shifted_back(x, axis), cts[0], axis, reverse=True)
+    return [mul(_shifted(outs[0], axis, 1, 1), g)]
+
+
+def _shifted_back(v, axis):
+    """v moved one place back along axis (v_(i+1) at i), 0 at the end."""
+    flip = lambda u: p('rev', u, dimensions=(axis,))
+    return flip(_shifted(flip(v), axis, 1, 0))
 
 
 defrules('cumprod', _cumprod_jvp, _cumprod_vjp)
