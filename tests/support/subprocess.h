@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +67,13 @@ class Subprocess {
   bool read_err_until(const std::string& marker) { return read_until_in(err_, marker); }
 
   void signal(int sig) { ::kill(pid_, sig); }
+
+  /// Bytes the child wrote to stderr that nobody has read yet (the pipe
+  /// holds 64 KiB: at that, a child writing more is blocked).
+  int unread_err_bytes() const {
+    int n = 0;
+    return err_fd_ >= 0 && ::ioctl(err_fd_, FIONREAD, &n) == 0 ? n : -1;
+  }
 
  private:
   bool read_until_in(const std::string& text, const std::string& marker) {

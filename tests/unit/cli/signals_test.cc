@@ -12,6 +12,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "support/subprocess.h"
 #include "support/temp_scenario.h"
@@ -158,4 +159,26 @@ print(jax.pmap(f)(jnp.arange(2.0)))
   std::filesystem::remove(fifo);
   CHECK(p.err().find("(interrupted: continuing, so every device stops where it stands)") != std::string::npos);
   CHECK(p.err().find("error[Interrupted]: interrupted by SIGTERM") != std::string::npos);
+}
+
+TEST_CASE("cli::signals: a signal while a deadlock report is written keeps the exit code the report states",
+          "[cli][signals]") {
+  // Issue 19, finding 16: the report said "exit code 3", the process exited 130.
+  std::string path = write_temp("big_deadlock.py", R"(import jax, jax.numpy as jnp
+from jax import lax
+f = lambda x: lax.cond(lax.axis_index('i') == 1, lambda v: v, lambda v: lax.psum(v, 'i'), x)
+jax.pmap(f, axis_name='i')(jnp.arange(2048.0))
+)");
+  Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "2048"});
+  // The report (hundreds of KiB, more than the pipe holds) is being written
+  // into the unread stderr pipe: the verdict is decided and the process
+  // cannot finish writing it before the signal comes.
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (p.unread_err_bytes() < 32768) {
+    if (std::chrono::steady_clock::now() > limit) FAIL("the report never filled the pipe");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  p.signal(SIGINT);
+  CHECK(p.wait() == 3);
+  CHECK(p.err().find("spmd: deadlock (Deadlock), exit code 3") != std::string::npos);
 }
