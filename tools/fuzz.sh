@@ -9,7 +9,7 @@
 #
 #   BUILD_DIR  build directory (default build-asan, shared with tools/sanitize.sh asan)
 #   JOBS       parallel compile jobs (default: nproc)
-#   TARGETS    which targets to run (default: "program trace header join")
+#   TARGETS    which targets to run (default: "program trace header join options")
 #   FUZZ_SEED  libFuzzer seed (default 1, so a CI run is repeatable; 0 = random)
 #
 # A finding is written to $BUILD_DIR/fuzz-artifacts/; reproduce it with
@@ -20,7 +20,7 @@ root=$PWD
 seconds=${1:-60}
 build_dir=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-$(nproc)}
-targets=${TARGETS:-program trace header join}
+targets=${TARGETS:-program trace header join options}
 
 start=$(date +%s)
 # The configuration of `tools/sanitize.sh asan` (whose build carries the fuzz
@@ -59,6 +59,7 @@ for t in $targets; do
     header) corpus_seeds=$seeds/scenario; dict=(-dict=tests/fuzz/header.dict) ;;
     trace) corpus_seeds=$seeds/trace; dict=(-dict=tests/fuzz/trace.dict) ;;
     join) corpus_seeds=tests/fuzz/join; dict=(-dict=tests/fuzz/join.dict) ;;
+    options) corpus_seeds=tests/fuzz/options; dict=() ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   mkdir -p "$work/$t"

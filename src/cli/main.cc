@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/option_values.h"
 #include "cli/process_launcher.h"
 #include "cli/scenario_header.h"
 #include "cli/scenario_runner.h"
@@ -24,83 +25,23 @@ namespace {
 
 using spmd::cli::RunSettings;
 
-// A size with its unit, between `min` and `max` bytes (both said in the error).
-std::size_t parse_size(const std::string& option, const std::string& text, double min, double max,
-                       const std::string& range) {
-  std::size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &pos);
-  } catch (...) {
-    throw CLI::ValidationError(option, "'" + text + "' is not a size (e.g. 16GiB, 512MiB, 4096)");
-  }
-  if (!std::isfinite(v)) throw CLI::ValidationError(option, "'" + text + "' is not a size (e.g. 16GiB, 512MiB, 4096)");
-  std::string unit = text.substr(pos);
-  double mult = 1;
-  if (unit == "" || unit == "B") mult = 1;
-  else if (unit == "KiB" || unit == "K" || unit == "KB") mult = 1024.0;
-  else if (unit == "MiB" || unit == "M" || unit == "MB") mult = 1024.0 * 1024;
-  else if (unit == "GiB" || unit == "G" || unit == "GB") mult = 1024.0 * 1024 * 1024;
-  else if (unit == "TiB" || unit == "T" || unit == "TB") mult = 1024.0 * 1024 * 1024 * 1024;
-  else throw CLI::ValidationError(option, "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB, TiB)");
-  const double bytes = v * mult;
-  if (!(bytes >= min && bytes <= max)) {
-    throw CLI::ValidationError(option, "'" + text + "' is out of range: it must be between " + range);
-  }
-  return static_cast<std::size_t>(bytes);
-}
-
-// A number of seconds: finite and not negative ("nan" and "inf" are no budget).
-const CLI::Validator kSeconds(
-    [](std::string& text) -> std::string {
-      double v = 0;
-      std::size_t pos = 0;
-      try {
-        v = std::stod(text, &pos);
-      } catch (...) {
-        return "'" + text + "' is not a number of seconds";
-      }
-      if (pos != text.size() || !std::isfinite(v) || v < 0) {
-        return "'" + text + "' is not a number of seconds (0 or more; 0: no limit)";
-      }
-      return {};
-    },
-    "SECONDS");
-
-// A count or seed: digits only ("-1" would wrap to 2^64 - 1).
-const CLI::Validator kNonNegativeInteger(
-    [](std::string& text) -> std::string {
-      std::uint64_t value = 0;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-        return "'" + text + "' is not a whole number from 0 to 18446744073709551615";
-      }
-      return {};
-    },
-    "UINT");
-
-// An output file: an empty path would silently write nothing.
-const CLI::Validator kOutputPath(
-    [](std::string& text) -> std::string { return text.empty() ? "needs a file path (it was empty)" : std::string(); },
-    "PATH");
-
 void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::string& stack, bool with_outputs) {
   cmd->add_option("--devices", s.devices, "virtual devices (jax.device_count()); default: the file's '# spmd: devices=N', else 8")
       ->check(CLI::Range(1, spmd::cli::kMaxDevices));
   cmd->add_option("--threads", s.threads, "OS threads the device fibers run on; 1 (default) gives a reproducible schedule")
       ->check(CLI::Range(1, spmd::cli::kMaxThreads));
   cmd->add_option("--seed", s.seed, "schedule seed (with --threads 1): 0 runs ready devices in order, others shuffle reproducibly")
-      ->check(kNonNegativeInteger);
+      ->check(spmd::cli::non_negative_integer());
   cmd->add_option("--max-steps", s.max_steps, "program steps (equations) each device may run before the run stops (BudgetExceeded)")
       ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
   cmd->add_option("--max-seconds", s.max_seconds,
                   "wall-clock budget per pmap run, and separately for the code outside pmap, in seconds (0: none)")
-      ->check(kSeconds);
+      ->check(spmd::cli::seconds());
   cmd->add_option("--backend", s.backend, "sim (default) or cuda (when compiled in)");
   cmd->add_option("--watchdog-seconds", s.watchdog_seconds,
                   "cuda backend: seconds any wait for GPU work may take before the run stops with a report of "
                   "the op each device last entered (default 300; 0: no limit)")
-      ->check(kSeconds);
+      ->check(spmd::cli::seconds());
   cmd->add_flag("--strict", s.strict,
                 "turn warnings about the program into errors (exit 1): parameter drift, a replicated value that "
                 "leaves a pmap different on each device");
@@ -108,17 +49,17 @@ void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::str
   cmd->add_option("--stack-size", stack, "fiber stack per device, e.g. 1MiB (default)");
   if (with_outputs) {
     cmd->add_option("--trace", s.trace_path, "write every device's events as JSON lines (input of 'spmd replay')")
-        ->check(kOutputPath);
+        ->check(spmd::cli::output_path());
     cmd->add_option("--timeline", s.timeline_path, "write a Chrome trace event file (chrome://tracing, Perfetto)")
-        ->check(kOutputPath);
+        ->check(spmd::cli::output_path());
     cmd->add_flag("--deterministic", s.deterministic, "leave timestamps out of --trace so traces compare as text");
   }
 }
 
 void apply_sizes(RunSettings& s, const std::string& arena, const std::string& stack) {
   constexpr double kKiB = 1024.0, kGiB = kKiB * kKiB * kKiB;
-  if (!arena.empty()) s.arena_capacity = parse_size("--arena-capacity", arena, 1, kGiB * kKiB * kKiB, "1B and 1048576GiB");
-  if (!stack.empty()) s.stack_size = parse_size("--stack-size", stack, 16 * kKiB, kGiB, "16KiB and 1GiB");
+  if (!arena.empty()) s.arena_capacity = spmd::cli::parse_size("--arena-capacity", arena, 1, kGiB * kKiB * kKiB, "1B and 1048576GiB");
+  if (!stack.empty()) s.stack_size = spmd::cli::parse_size("--stack-size", stack, 16 * kKiB, kGiB, "16KiB and 1GiB");
 }
 
 // An interrupted run exits with 128 + the signal: 130 (SIGINT), 143 (SIGTERM).
@@ -193,7 +134,7 @@ int main(int argc, char** argv) {
   auto* test = app.add_subcommand(
       "test", "run scenarios and check the outcome their header declares ('# spmd: expect=ok|deadlock|mismatch|error:KIND')");
   test->add_option("paths", test_paths, "scenario files or directories")->required();
-  test->add_option("--junit", junit, "also write a JUnit XML report")->check(kOutputPath);
+  test->add_option("--junit", junit, "also write a JUnit XML report")->check(spmd::cli::output_path());
   test_settings.max_seconds = spmd::cli::kDefaultTestSeconds;
   add_run_options(test, test_settings, test_arena, test_stack, false);
   test->get_option("--max-seconds")
