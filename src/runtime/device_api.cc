@@ -5,7 +5,6 @@
 
 #include "backend/backend.h"
 #include "runtime/device_context.h"
-#include "runtime/host_program.h"
 #include "runtime/run.h"
 #include "spmd/debug/breakpoint.h"
 #include "spmd/debug/debug_print.h"
@@ -29,16 +28,11 @@ DeviceInfo current_device() {
 }
 
 void set_current_location(SourceLoc loc) {
-  if (DeviceContext* ctx = current_context()) {
-    ctx->current_loc = loc;
-  } else if (detail::HostProgramScope* host = detail::HostProgramScope::current()) {
-    host->set_location(loc);
-  }
+  if (DeviceContext* ctx = current_context()) ctx->current_loc = loc;
 }
 
 SourceLoc current_location() {
   if (DeviceContext* ctx = current_context()) return ctx->current_loc;
-  if (detail::HostProgramScope* host = detail::HostProgramScope::current()) return host->location();
   return SourceLoc{};
 }
 
@@ -79,10 +73,7 @@ namespace {
 
 void count_steps(std::uint64_t n) {
   DeviceContext* ctx = current_context();
-  if (ctx == nullptr) {
-    if (detail::HostProgramScope* host = detail::HostProgramScope::current()) host->step(n);
-    return;
-  }
+  if (ctx == nullptr) return;  // host code: its budget is the front end's (python/host_watch.h)
   detail::Run& run = ctx->run;
   std::uint64_t before = ctx->steps;
   ctx->steps += n;

@@ -35,13 +35,11 @@ bool in_device();
 /// The calling device; throws InvalidArgument when called on the host.
 DeviceInfo current_device();
 
-/// Front ends call this before each statement so events and errors carry the
-/// user's line (e.g. the scenario's file:line) instead of the C++ call site.
-/// On the host it is remembered only while a front end runs its host program
-/// (scenario::run_module does), for host budget and interrupt reports.
+/// Front ends call this before each equation or statement a device runs, so
+/// events and errors carry the user's line (e.g. the program's file:line)
+/// instead of the C++ call site. Does nothing on the host.
 void set_current_location(SourceLoc loc);
-/// The location set above (invalid on the host outside a host program, or
-/// before any call).
+/// The location set above on this device (invalid on the host, or before any call).
 SourceLoc current_location();
 
 /// Records a control-flow decision on the calling device: the outcome of a
@@ -50,12 +48,10 @@ SourceLoc current_location();
 /// differed between devices. `what` is e.g. "lax.cond". No-op on the host.
 void record_decision(std::string_view what, std::int64_t outcome, SourceLoc loc);
 
-/// Counts `n` interpreter steps against RuntimeOptions::step_budget and lets
+/// Counts `n` program steps against RuntimeOptions::step_budget and lets
 /// other devices run now and then; throws BudgetExceeded when over, and
-/// unwinds the device when the run was stopped elsewhere. On the host it
-/// counts against the host program's budget while a front end runs one
-/// (scenario::InterpreterOptions::max_host_steps) and throws the Runtime's
-/// Interrupted error once it was interrupted; otherwise it does nothing there.
+/// unwinds the device when the run was stopped elsewhere. Does nothing on the
+/// host (the Python front end stops host code itself: python/host_watch.h).
 void count_steps(std::uint64_t n = 1);
 
 }  // namespace spmd

@@ -97,13 +97,19 @@ class _ShardMapped:
                                       f'the mesh axes are {", ".join(map(repr, self.mesh.axis_names))}')
                     raise err
                 if n in seen:
-                    raise ValueError(f"shard_map applied to the function '{self._fname}' was given {what} {spec!r}, "
-                                     f'which names mesh axis {n!r} twice; a mesh axis splits at most one dimension')
+                    err = ValueError(f"shard_map applied to the function '{self._fname}' was given {what} "
+                                     f'{spec!r}, which names mesh axis {n!r} twice; a mesh axis splits at most one '
+                                     'dimension')
+                    err._spmd_hint = (f"split one dimension over {n!r} and leave the other None, or split a "
+                                      f"dimension over several axes with a tuple: P(('{n}', 'other'))")
+                    raise err
                 seen.add(n)
         if len(spec) > rank:
-            raise ValueError(f"shard_map applied to the function '{self._fname}' was given {what} {spec!r} of "
+            err = ValueError(f"shard_map applied to the function '{self._fname}' was given {what} {spec!r} of "
                              f'length {len(spec)}, but the value has rank {rank} (shape {tuple(shape)}): a spec has '
                              'at most one entry per dimension')
+            err._spmd_hint = 'drop the trailing entries of the spec, or check that the value has the rank you meant'
+            raise err
 
     def _split_sizes(self, spec):
         return [math.prod(self.mesh.shape[n] for n in _names(part)) for part in spec]
