@@ -75,7 +75,9 @@ void print_outcome(const spmd::cli::RunOutcome& o, const std::string& format) {
   if (o.report) {
     std::cerr << "\n" << o.report->to_text() << std::flush;
   }
-  std::cerr << "spmd: " << o.summary() << std::endl;
+  // One write per line: the signal thread may print meanwhile, and a line
+  // must not be split by its message.
+  std::cerr << ("spmd: " + o.summary() + "\n") << std::flush;
 }
 
 }  // namespace

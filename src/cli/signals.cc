@@ -56,7 +56,9 @@ void install_signal_handling() {
     g_signal.store(sig);
     int code = 128 + sig;
     if (g_finished.load()) exit_now(code);
-    std::cerr << "\nspmd: " << signal_name(sig) << " received: stopping every device and reporting where each stands\n"
+    // One write: main may be printing a report, and the lines must not mix.
+    std::cerr << (std::string("\nspmd: ") + signal_name(sig) +
+                  " received: stopping every device and reporting where each stands\n")
               << std::flush;
     interrupt_scenarios(std::string("interrupted by ") + signal_name(sig));
     // Main prints the report and exits; wait for it, or for a second signal.
@@ -67,7 +69,7 @@ void install_signal_handling() {
       timespec poll{0, 20'000'000};
       int again = sigtimedwait(&set, nullptr, &poll);
       if (again > 0) {
-        std::cerr << "\nspmd: " << signal_name(again) << " received again: exiting without the report\n";
+        std::cerr << (std::string("\nspmd: ") + signal_name(again) + " received again: exiting without the report\n");
         exit_now(128 + sig);
       }
     }

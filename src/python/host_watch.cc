@@ -33,6 +33,11 @@ clock::duration device_time(clock::time_point now) {
   return g_device_time + (g_device_run_since == clock::time_point{} ? clock::duration{} : now - g_device_run_since);
 }
 
+bool device_run_in_progress() {
+  std::lock_guard<std::mutex> lock(g_device_time_mu);
+  return g_device_run_since != clock::time_point{};
+}
+
 std::exception_ptr budget_error(double max_seconds) {
   std::ostringstream budget;
   budget << max_seconds;
@@ -109,6 +114,10 @@ void HostWatch::watch() {
   while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; })) {
     const bool interrupted = interrupted_();
     if (!interrupted && !(max_seconds_ > 0 && over_budget())) continue;
+    // Inside a device run the runtime stops the devices itself and its error,
+    // with where every device stood, reaches the program: raising here too
+    // would race it with a bare host report.
+    if (interrupted && device_run_in_progress()) continue;
     // An asynchronous exception reaches the main thread between two
     // bytecodes, whatever Python loop it is in (a pending call would wait
     // for the main thread to look). Raising it needs the GIL: the main

@@ -180,5 +180,6 @@ jax.pmap(f, axis_name='i')(jnp.arange(2048.0))
   }
   p.signal(SIGINT);
   CHECK(p.wait() == 3);
+  INFO("the end of stderr:\n" << p.err().substr(p.err().size() > 1500 ? p.err().size() - 1500 : 0));
   CHECK(p.err().find("spmd: deadlock (Deadlock), exit code 3") != std::string::npos);
 }
