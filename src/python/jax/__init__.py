@@ -14,7 +14,8 @@ from jax._src.api import (block_until_ready, default_backend, device_count, devi
                           local_devices, make_jaxpr, pmap, process_count, process_index)
 from jax._src.core import Array
 from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
-from jax._src.transformations import ShapeDtypeStruct, checkpoint, eval_shape, named_call, remat, vmap
+from jax._src.transformations import ShapeDtypeStruct, checkpoint, eval_shape, named_call, remat
+from jax._src.vmap import vmap
 from jax._src.autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,
                                value_and_grad, vjp)
 from jax import distributed, random, sharding, tree

@@ -31,7 +31,7 @@ def _print(*args, **kwargs):
     if trace is not None and kwargs.get('file') in (None, sys.stdout):
         warn_once('print', source_info.current_location(),
                   f'print() inside {_inside(trace.purpose)} runs once while tracing and shows abstract '
-                  'values, not per-device data; use jax.debug.print("{x}", x=x) instead')
+                  f'values, not per-{_unit(trace.purpose)} data; use jax.debug.print("{{x}}", x=x) instead')
     return _original_print(*args, **kwargs)
 
 
@@ -48,6 +48,11 @@ def _codes(code):
 
 def _inside(purpose):
     return 'a pmap-ed function' if purpose == 'pmap' else f'a function traced for {purpose}'
+
+
+def _unit(purpose):
+    """What a traced function runs once for: a device, or under vmap an example."""
+    return 'example' if purpose == 'vmap' else 'device'
 
 
 _MUTATORS = {'append': 'appending to', 'extend': 'extending', 'insert': 'inserting into', 'update': 'updating',
@@ -123,8 +128,8 @@ def check_function(fun, purpose, trace_tracers):
         if len(entry) > 3:
             warned_containers.add(id(entry[3]))
         warn_once(('effect', what), (c.co_filename, line, 0),
-                  f'side effect inside {_inside(purpose)}: {what} happens once while tracing, not once per device'
-                  f'{", and stores a tracer" if stores else ""}; return values from the function instead')
+                  f'side effect inside {_inside(purpose)}: {what} happens once while tracing, not once per '
+                  f'{_unit(purpose)}{", and stores a tracer" if stores else ""}; return values from the function instead')
     reachable = {}
     for name in code.co_names:
         if name in fun.__globals__:
