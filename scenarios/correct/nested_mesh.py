@@ -4,11 +4,15 @@
 # spmd: expect-stdout: per model column: [[ 4.  6.  8. 10.]
 # spmd: expect-stdout:  [ 4.  6.  8. 10.]]
 # spmd: expect-stdout: over both: 28.0
-# A 2 x 4 mesh built from nested pmaps: 'data' outside, 'model' inside.
+# A 2 x 4 mesh built from nested pmaps: 'data' outside, 'model' inside. Nested
+# pmaps are the original pmap's (JAX < 0.8, or jax_pmap_shmap_merge off); since
+# JAX 0.8 a mesh is one jax.shard_map (scenarios/shard_map/).
 # Collectives run over one axis or over a tuple of axes.
 import jax
 import jax.numpy as jnp
 from jax import lax
+
+jax.config.update('jax_pmap_shmap_merge', False)
 
 
 def inner(x):

@@ -101,7 +101,7 @@ def test_grad_of_a_pmap_with_a_replicated_argument_sums_the_devices():
 
 
 @pytest.mark.spmd(devices=N)
-def test_nested_pmap_gradient():
+def test_nested_pmap_gradient(original_pmap):
     x = jnp.arange(8.0).reshape(2, 2, 2)
     inner = jax.pmap(lambda v: lax.psum(v * v, 'j'), axis_name='j')
     g = jax.pmap(jax.grad(lambda v: jnp.sum(inner(v))), axis_name='i', devices=jax.devices()[:2])(x)
@@ -138,7 +138,7 @@ def test_data_parallel_training_loop_matches_numpy():
         loss, grads = jax.value_and_grad(loss_fn)(p, xb, yb)
         grads = lax.pmean(grads, 'batch')
         return jax.tree_util.tree_map(lambda a, g: a - lr * g, p, grads), lax.pmean(loss, 'batch')
-    replicated = jax.device_put_replicated(params, jax.devices())
+    replicated = jax.tree_util.tree_map(lambda p: jnp.stack([p] * N), params)  # not the deprecated device_put_replicated
     xs, ys = x.reshape(N, 8, 5), y.reshape(N, 8, 2)
     w, b = np.zeros((5, 2), np.float32), np.zeros(2, np.float32)
     for _ in range(20):

@@ -53,7 +53,7 @@ def test_a_reduction_is_the_same_for_every_example_so_out_axes_none_may_return_i
         jax.vmap(lambda v: (v.sum(), v), out_axes=(0, None))(jnp.ones((3, 2)))
 
 
-def test_nested_vmaps_reduce_over_a_tuple_of_axes_like_nested_pmaps():
+def test_nested_vmaps_reduce_over_a_tuple_of_axes_like_nested_pmaps(original_pmap):
     f = lambda x: (x - lax.pmean(x, ('i', 'j')), lax.axis_index(('i', 'j')), lax.all_gather(x, ('i', 'j')))
     x = jnp.arange(4.0).reshape(2, 2)
     v = jax.vmap(jax.vmap(f, axis_name='j'), axis_name='i')(x)

@@ -9,9 +9,9 @@ exactly.
 
 from jax._src.config import config
 from jax import debug, errors, lax, nn, numpy, scipy, tree_util
-from jax._src.api import (block_until_ready, default_backend, device_count, device_get, device_put,
-                          device_put_replicated, device_put_sharded, devices, disable_jit, jit, local_device_count,
-                          local_devices, make_jaxpr, pmap, process_count, process_index)
+from jax._src.api import (block_until_ready, default_backend, device_count, device_get, device_put, devices,
+                          disable_jit, jit, local_device_count, local_devices, make_jaxpr, pmap, process_count,
+                          process_index)
 from jax._src.core import Array
 from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 from jax._src.transformations import ShapeDtypeStruct, checkpoint, eval_shape, named_call, remat
@@ -22,7 +22,7 @@ from jax import distributed, random, sharding, tree
 from jax._src.sharding import make_mesh, set_mesh
 from jax._src.shard_map import shard_map
 
-__version__ = '0.4.30+spmdsim'
+__version__ = '0.8.1+spmdsim'  # the API and pmap behaviour modelled (jax_pmap_shmap_merge on)
 
 from jax._src import missing_modules as _missing_modules, side_effects as _side_effects
 _side_effects.install()
@@ -33,8 +33,25 @@ _missing_modules.install()
 host_id = process_index
 
 
+# Deprecated in JAX 0.8.1, still all over existing code: they work and warn
+# as JAX does (a DeprecationWarning where the program uses them).
+_DEPRECATED = {
+    'device_put_replicated': 'jax.device_put_replicated is deprecated; use jax.device_put instead. See '
+                             'https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in '
+                             'replacement.',
+    'device_put_sharded': 'jax.device_put_sharded is deprecated; use jax.device_put instead. See '
+                          'https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in '
+                          'replacement.',
+}
+
+
 def __getattr__(name):
     if name == 'experimental':
         import jax.experimental
         return jax.experimental
+    if name in _DEPRECATED:
+        import warnings
+        from jax._src import api as _api
+        warnings.warn(_DEPRECATED[name], DeprecationWarning, stacklevel=2)
+        return getattr(_api, name)
     raise AttributeError(f"module 'jax' has no attribute '{name}'")

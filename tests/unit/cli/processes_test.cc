@@ -228,6 +228,7 @@ with jax.disable_jit():
     std::string path = write_temp_scenario("cli-processes", "local_nested.py", R"(import jax
 import jax.numpy as jnp
 from jax import lax
+jax.config.update('jax_pmap_shmap_merge', False)  # the original pmap nests
 inner = lambda x: jax.pmap(lambda y: lax.psum(y, 'm'), axis_name='m')(x)
 out = jax.pmap(inner, axis_name='d')(jnp.ones((2, 2)))
 )");

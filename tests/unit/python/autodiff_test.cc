@@ -41,7 +41,11 @@ print(jax.make_jaxpr(jax.grad(lambda v: jnp.sin(v) * 2.0))(1.0))
         "    f:f32[] = cos a\n"
         "    g:f32[] = mul e f\n"
         "  in (g,) }\n");
-  CHECK(r.err.empty());
+  // device_put_replicated still works, with JAX's deprecation warning (0.8.1).
+  CHECK(r.err ==
+        "t.py:11: DeprecationWarning: jax.device_put_replicated is deprecated; use jax.device_put instead. See "
+        "https://docs.jax.dev/en/latest/migrate_pmap.html#drop-in-replacements for a drop-in replacement.\n"
+        "  w = jax.device_put_replicated(jnp.float32(0.0), jax.devices())\n");
 }
 
 TEST_CASE("python::autodiff: a collective's transpose meets at the rendezvous under the forward's position",
@@ -66,7 +70,7 @@ def step(w, x):
     return w - 0.1 * g
 good = jax.pmap(lambda w, x: w - 0.1 * lax.pmean(jax.grad(lambda w: jnp.sum((x * w) ** 2))(w), 'i'), axis_name='i')
 bad = jax.pmap(step, axis_name='i')
-w = jax.device_put_replicated(jnp.ones(2), jax.devices())
+w = jnp.stack([jnp.ones(2)] * jax.device_count())
 x = jnp.arange(8.0).reshape(4, 2)
 print(good(w, x)[:, 0].tolist())
 print(bad(bad(w, x), x)[:, 0].tolist())

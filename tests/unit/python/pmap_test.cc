@@ -31,8 +31,10 @@ print(h((jnp.arange(4), (jnp.array(1), jnp.array(2)))))
 print(jax.pmap(lambda c: c.sum(), in_axes=1)(jnp.arange(8).reshape((2, 4))))
 # Python scalars are broadcast with in_axes=None
 print(jax.pmap(lambda a, s: a * s, in_axes=(0, None))(jnp.arange(4), 3))
-# axis_size with nothing mapped
+# axis_size with nothing mapped: the original pmap (the new one needs a mapped argument)
+jax.config.update('jax_pmap_shmap_merge', False)
 print(jax.pmap(lambda c: c + lax.axis_index('i'), in_axes=None, axis_name='i', axis_size=3)(jnp.array(10)))
+jax.config.update('jax_pmap_shmap_merge', True)
 # keyword arguments are mapped over axis 0
 print(jax.pmap(lambda a, b: a - b)(jnp.arange(4), b=jnp.ones(4, dtype=jnp.int32)))
 # static_broadcasted_argnums passes Python values through
@@ -144,6 +146,7 @@ from jax import lax
 print(jax.device_count(), jax.local_device_count(), jax.devices()[:2], jax.devices()[1].id)
 f = jax.pmap(lambda a: a + 1, devices=jax.devices()[2:4])
 print(f(jnp.arange(2)))
+jax.config.update('jax_pmap_shmap_merge', False)  # the original pmap nests (tests/python/test_pmap_merge.py)
 def outer(x):
     inner = jax.pmap(lambda y: lax.psum(y, 'j') + 100 * lax.axis_index('i'), axis_name='j')
     return inner(x)
@@ -166,6 +169,7 @@ TEST_CASE("python::pmap: a pmap of a pmap object, and an inner axis name that sh
   auto r = run(R"PY(
 import jax, jax.numpy as jnp
 from jax import lax
+jax.config.update('jax_pmap_shmap_merge', False)  # the original pmap nests
 x = jnp.arange(4.0).reshape(2, 2)
 print(jax.pmap(jax.pmap(lambda v: lax.psum(v, 'j'), axis_name='j'), axis_name='i')(x).tolist())
 inner = jax.pmap(lambda v: (lax.psum(v, 'i'), lax.all_gather(v, 'i'), lax.axis_index('i'),
@@ -248,6 +252,7 @@ import jax.numpy as jnp
 from jax import lax
 f = jax.pmap(lambda x: lax.psum(x, 'i', axis_index_groups=[[0, 1], [2, 3]]), axis_name='i')
 print(f(jnp.arange(4)))
+jax.config.update('jax_pmap_shmap_merge', False)  # the original pmap maps over axis_size alone
 g = jax.pmap(lambda: lax.axis_index('i') * 2, axis_name='i', axis_size=3)
 print(g())
 )PY");

@@ -163,6 +163,13 @@ def _check_axes_leaves(axes, what):
 
 # --- pmap ------------------------------------------------------------------------
 
+def _merged():
+    """JAX >= 0.8's pmap, implemented on jit + shard_map (jax_pmap_shmap_merge,
+    on by default): where it behaves or errs differently from the original
+    pmap, spmdsim follows the flag."""
+    return bool(config.read('jax_pmap_shmap_merge'))
+
+
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None,
          backend=None, axis_size=None, donate_argnums=(), global_arg_shapes=None):
     if fun is None:
@@ -190,6 +197,7 @@ class _PmappedFunction:
         self.cache = {}
         self.names = {}
         self.drift = None
+        self._meshes = {}
         functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a wrapped pmap or jit is an object like this one
 
     def __call__(self, *args, **kwargs):
@@ -234,6 +242,8 @@ class _PmappedFunction:
 
         arrays = [_pmap_arg(l, n) for l, n in zip(leaves, names)]
         opts = self._options(flat_axes, names, loc)
+        if _merged():
+            self._check_merged(leaves, arrays, flat_axes, names)
         if config.read('jax_disable_jit'):
             return self._eager(args, dyn_pos, kw_names, tree, arrays, opts)
         n = _spmd.pmap_axis_size(arrays, opts)
@@ -260,7 +270,8 @@ class _PmappedFunction:
                 self.drift.explain(e, program, opts.in_axes, names, opts.out_names)
             raise
         self.drift.check(program, arrays, opts.in_axes, outs, out_axes, names, opts.out_names)
-        return out_tree.unflatten([core.ArrayImpl(o) for o in outs])
+        shardings = self._out_shardings(out_axes, n) if _merged() else [None] * len(outs)
+        return out_tree.unflatten([core.ArrayImpl(o, s) for o, s in zip(outs, shardings)])
 
     def _trace(self, statics, dyn_pos, kw_names, tree, in_avals, names, n, nargs):
         fun = self.fun
@@ -332,6 +343,8 @@ class _PmappedFunction:
         if len(sizes) != 1:
             raise ValueError(f'pmap got inconsistent sizes for array axes to be mapped: {sorted(sizes)}')
         n = sizes.pop()
+        if _merged():
+            self._refuse_nesting(n)
         in_avals = _per_device_avals([core.aval_of(l) for l in leaves], flat_axes)
         statics = tuple((i, args[i]) for i in sorted(static_pos))
         program, out_tree, out_axes = self._trace(statics, dyn_pos, kw_names, tree, in_avals, names, n, len(args))
@@ -340,6 +353,79 @@ class _PmappedFunction:
                                        for l, a in zip(leaves, flat_axes)),
                          out_axes=tuple(-1 if a is None else int(a) for a in out_axes))
         return out_tree.unflatten(outs)
+
+    # --- jax_pmap_shmap_merge: the new jax.pmap (JAX >= 0.8), jit of a shard_map ------------
+
+    def _mesh_ids(self, n):
+        return list(self.devices) if self.devices else list(range(n))
+
+    def _check_merged(self, leaves, arrays, flat_axes, names):
+        """Where the new pmap errs and the original did not: nothing mapped
+        (axis_size alone), an axis_size that is not the mapped size, and
+        inputs placed on other devices than the pmap's (no silent resharding)."""
+        fname = getattr(self.fun, '__name__', 'fun')
+        mapped = [(a, ax) for a, ax in zip(arrays, flat_axes) if ax is not None]
+        if not mapped:
+            err = ValueError('pmap requires at least one argument with a mapped axis.')
+            err._spmd_hint = ('the new jax.pmap (JAX >= 0.8, jax_pmap_shmap_merge) takes its size from the first '
+                              'mapped argument, so axis_size= alone maps nothing: map an argument (in_axes=0), or '
+                              "run the original pmap with jax.config.update('jax_pmap_shmap_merge', False)")
+            raise err
+        first, ax = mapped[0]
+        shape = tuple(first.shape)
+        if not shape or not -len(shape) <= ax < len(shape):
+            return  # the runtime names the axis that cannot be split
+        n = shape[ax]
+        if self.axis_size is not None and self.axis_size != n and _spmd.process_count() == 1:
+            raise ValueError(f"Specified axis_size {self.axis_size} doesn't match received axis_size {n}.")
+        if _spmd.process_count() > 1:
+            return
+        ids = self._mesh_ids(n)
+        for leaf, name in zip(leaves, names):
+            sharding = getattr(leaf, '_sharding', None)
+            placed = None if sharding is None or not hasattr(sharding, 'mesh') else \
+                sharding.mesh.device_ids.ravel().tolist()
+            if placed is not None and placed != ids:
+                aval = core.aval_of(leaf)
+                err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of '
+                                 f'{fname} with shape {aval.str_short()} and device ids {placed} on platform CPU '
+                                 f'and explicit input sharding with device ids {ids} on platform CPU')
+                err._spmd_hint = (f'the new jax.pmap does not reshard its inputs: {name} was placed on devices '
+                                  f'{placed} (its .sharding), the pmap runs on {ids}; jax.device_put it onto the '
+                                  "pmap's devices, or pass devices= to pmap (see JAX's guide \"Migrating to the "
+                                  'new jax.pmap")')
+                raise err
+
+    def _out_shardings(self, out_axes, n):
+        """Each output's NamedSharding over the pmap's 1-D mesh, as the new
+        pmap returns them (the mapped axis split, out_axes=None replicated)."""
+        from jax._src.sharding import Mesh, NamedSharding, PartitionSpec
+        if _spmd.process_count() > 1:
+            return [None] * len(out_axes)
+        ids = self._mesh_ids(n)
+        name = self.axis_name or '_pmap'
+        key = (tuple(ids), name)
+        mesh = self._meshes.get(key)
+        if mesh is None:
+            mesh = self._meshes[key] = Mesh(np.array([Device(i) for i in ids], dtype=object), (name,))
+        return [NamedSharding(mesh, PartitionSpec() if a is None else PartitionSpec(*([None] * a), name))
+                for a in out_axes]
+
+    def _refuse_nesting(self, n):
+        t = core.current_trace()
+        while t is not None and t.purpose not in ('pmap', 'shard_map'):
+            t = t.parent
+        if t is None:
+            return
+        outer = ', '.join(f"'{name}': {size}" for name, size in t.axes)
+        manual = ', '.join(['Manual'] * len(t.axes))
+        err = ValueError(f"The context mesh AbstractMesh({outer}, axis_types=({manual},)) should match the mesh "
+                         f"passed to shard_map Mesh('{self.axis_name or '_pmap'}': {n}, axis_types=(Auto,))")
+        err._spmd_hint = ('a pmap inside a pmap or shard_map is not supported by the new jax.pmap (JAX >= 0.8, '
+                          'jax_pmap_shmap_merge): map both axes with one jax.shard_map over a 2-D mesh '
+                          "(jax.make_mesh((a, b), ('outer', 'inner'))), or run the original pmap with "
+                          "jax.config.update('jax_pmap_shmap_merge', False)")
+        raise err
 
     def lower(self, *args, **kwargs):
         raise NotImplementedError('spmdsim does not lower to XLA: use jax.make_jaxpr to see the traced program')
@@ -524,17 +610,43 @@ def device_get(x):
     return tree_util.tree_map(lambda l: np.asarray(l) if isinstance(l, core.Array) else l, x)
 
 
+def _stacked_over(devices, name):
+    """The sharding device_put_replicated/sharded give their stacked result:
+    one row per device of `devices`."""
+    from jax._src.sharding import Mesh, NamedSharding, PartitionSpec
+    mesh = Mesh(np.array([d if isinstance(d, Device) else Device(int(d)) for d in devices], dtype=object), (name,))
+    return NamedSharding(mesh, PartitionSpec(name))
+
+
 def device_put_replicated(x, devices):
+    """Deprecated in JAX 0.8.1 (jax.device_put_replicated warns, see jax/__init__.py)."""
     import jax.numpy as jnp
+    devices = list(devices)
+    if not devices:
+        raise ValueError('`devices` argument to `device_put_replicated must be a non-empty sequence.')
+    sharding = _stacked_over(devices, '_device_put_replicated')
     n = len(devices)
-    return tree_util.tree_map(lambda l: jnp.stack([jnp.asarray(l)] * n), x)
+    return tree_util.tree_map(lambda l: core.ArrayImpl(jnp.stack([jnp.asarray(l)] * n)._value, sharding), x)
 
 
 def device_put_sharded(shards, devices):
+    """Deprecated in JAX 0.8.1 (jax.device_put_sharded warns, see jax/__init__.py)."""
     import jax.numpy as jnp
+    devices = list(devices)
+    if not isinstance(shards, (list, tuple)):
+        raise TypeError(f'device_put_sharded `shards` input must be a sequence; got {type(shards)}')
     if len(shards) != len(devices):
         raise ValueError(f'len(shards) = {len(shards)} must equal len(devices) = {len(devices)}.')
-    return tree_util.tree_map(lambda *ls: jnp.stack([jnp.asarray(l) for l in ls]), *shards)
+    sharding = _stacked_over(devices, '_device_put_sharded')
+
+    def stack(*ls):
+        avals = [core.aval_of(l) for l in ls]
+        for a, b in zip(avals, avals[1:]):
+            if (a.shape, a.dtype) != (b.shape, b.dtype):
+                raise ValueError('the shards passed to device_put_sharded must have consistent shape and dtype, '
+                                 f'but got {a.str_short()} and {b.str_short()}.')
+        return core.ArrayImpl(jnp.stack([jnp.asarray(l) for l in ls])._value, sharding)
+    return tree_util.tree_map(stack, *shards)
 
 
 class disable_jit:

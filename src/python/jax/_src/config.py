@@ -1,5 +1,16 @@
 """jax.config: the flags programs set with jax.config.update(name, value)."""
 
+import os
+
+
+def _env_flag(name, default):
+    """A boolean flag's default from the environment, as JAX reads JAX_* variables."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ('0', 'false', 'f', 'no', 'n', 'off', '')
+
+
 _values = {
     'jax_enable_x64': False,
     'jax_platform_name': '',
@@ -7,6 +18,10 @@ _values = {
     'jax_disable_jit': False,
     'jax_debug_nans': False,
     'jax_num_cpu_devices': -1,
+    # JAX >= 0.8: pmap is jit + shard_map (nested pmaps are an error, outputs
+    # carry a NamedSharding, inputs placed on other devices are refused).
+    # False: the original pmap. JAX_PMAP_SHMAP_MERGE=0 sets it from outside.
+    'jax_pmap_shmap_merge': _env_flag('JAX_PMAP_SHMAP_MERGE', True),
 }
 
 
