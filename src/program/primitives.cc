@@ -805,6 +805,9 @@ Arrays pmap_impl(const Primitive& p, std::span<const Array> in, const Params& pa
   o.axis_size = static_cast<int>(params.get<std::int64_t>("axis_size", p.name));
   for (std::int64_t a : params.get<std::vector<std::int64_t>>("in_axes", p.name)) o.in_axes.push_back(a < 0 ? kReplicated : MapAxis(a));
   for (std::int64_t a : params.get<std::vector<std::int64_t>>("out_axes", p.name)) o.out_axes.push_back(a < 0 ? kReplicated : MapAxis(a));
+  if (params.has("devices")) {
+    for (std::int64_t d : params.get<std::vector<std::int64_t>>("devices", p.name)) o.devices.push_back(static_cast<int>(d));
+  }
   o.loc = loc;
   return pmap_program(params.get<ProgramRef>("call_jaxpr", p.name), in, o);
 }

@@ -36,9 +36,11 @@ Report unbound_axis_report(std::string_view op, const std::string& name, const s
   if (listed.empty()) {
     r.hint = "give the pmap an axis name: pmap(f, axis_name='" + name + "')";
   } else if (closest && best <= std::max<std::size_t>(2, name.size() / 3)) {
-    r.hint = "did you mean '" + *closest + "'? The name must match pmap(..., axis_name='" + *closest + "') exactly";
+    r.hint = "did you mean '" + *closest + "'? A collective names a bound axis exactly: the axis_name of a pmap or " +
+             "vmap (pmap(..., axis_name='" + *closest + "')), or a mesh axis of a shard_map";
   } else {
-    r.hint = "use one of the names given to pmap(..., axis_name=...): " + listed;
+    r.hint = "use one of the bound axis names (the axis_name of a pmap or vmap, or a mesh axis of a shard_map): " +
+             listed;
   }
   return r;
 }

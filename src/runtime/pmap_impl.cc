@@ -232,12 +232,13 @@ PmapPlan plan_pmap(const RuntimeOptions& ropts, LocalDevices local, const Device
   }
 
   if (!o.devices.empty()) {
-    if (parent) fail("InvalidArgument", o, "devices= cannot be given to a nested pmap", "set devices= on the outer pmap only");
-    if (static_cast<int>(o.devices.size()) != plan.devices) {
+    // One device per row-major position of the whole nest (at top level: per index).
+    if (static_cast<long long>(o.devices.size()) != needed) {
       fail("DeviceCountError", o,
            "devices= lists " + std::to_string(o.devices.size()) + " devices but the mapped axis has size " +
-               std::to_string(plan.devices),
-           "list exactly one device per index of the mapped axis");
+               std::to_string(plan.devices) + (parent ? " in a nest of " + std::to_string(needed) + " positions" : ""),
+           parent ? "a nested pmap lists one device per position of the whole nest (a mesh's devices, row-major)"
+                  : "list exactly one device per index of the mapped axis");
     }
     std::set<int> seen;
     for (int d : o.devices) {
@@ -247,7 +248,8 @@ PmapPlan plan_pmap(const RuntimeOptions& ropts, LocalDevices local, const Device
              "device ids are 0.." + std::to_string(ropts.devices - 1) + ", each at most once");
       }
     }
-    plan.device_ids = o.devices;
+    const std::size_t first = parent ? static_cast<std::size_t>(parent->device) * static_cast<std::size_t>(plan.devices) : 0;
+    for (int i = 0; i < plan.devices; ++i) plan.device_ids.push_back(o.devices.at(first + static_cast<std::size_t>(i)));
   } else {
     for (int i = 0; i < plan.devices; ++i) {
       plan.device_ids.push_back(parent ? parent->device * plan.devices + i : i);

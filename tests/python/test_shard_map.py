@@ -207,3 +207,30 @@ def test_pswapaxes_pvary_and_mesh_contexts():
             == [1.0] * 4
     finally:
         jax.set_mesh(before) if before is not None else jax.sharding.Mesh._stack.clear()
+
+
+def test_a_mesh_in_any_device_order_puts_each_block_on_its_device():
+    devices = np.array(jax.devices())[[7, 6, 5, 4, 3, 2, 1, 0]].reshape(2, 4)
+    mesh = Mesh(devices, ('data', 'model'))
+    f = jax.shard_map(lambda x: x + 10 * lax.axis_index('data') + lax.axis_index('model'), mesh=mesh,
+                      in_specs=P(), out_specs=P('data', 'model'))
+    assert np.asarray(f(jnp.zeros((1, 1), jnp.int32))).tolist() == [[0, 1, 2, 3], [10, 11, 12, 13]]
+    # A 1-D mesh on the last four devices.
+    g = jax.shard_map(lambda x: lax.psum(x, 'm'), mesh=Mesh(np.array(jax.devices()[4:]), ('m',)), in_specs=P('m'),
+                      out_specs=P())
+    assert np.asarray(g(jnp.arange(4.0))).tolist() == [6.0]
+    # Reports name the device that holds each mesh position.
+    h = jax.shard_map(lambda x: lax.cond(lax.axis_index('model') == 1, lambda v: v, lambda v: lax.psum(v, 'model'), x),
+                      mesh=mesh, in_specs=P('data', 'model'), out_specs=P('data', 'model'))
+    with pytest.raises(_spmd.SpmdError) as e:
+        h(jnp.ones((2, 4)))
+    assert e.value.kind == 'Deadlock'
+    assert e.value.message.startswith("deadlock: devices {4, 5, 7} wait at psum over 'model' #0")
+    assert 'but device 6 (data=0, model=1) returned after 0 collectives' in e.value.message
+    out = str(e.value)
+    assert 'device 7 (data=0, model=0)  waiting' in out and 'device 0 (data=1, model=3)  waiting' in out
+    # Under grad too (the backward pass is a pmap over the same devices).
+    loss = jax.shard_map(lambda x: lax.psum(jnp.sum(x * x), ('data', 'model')), mesh=mesh,
+                         in_specs=P('data', 'model'), out_specs=P())
+    grad = jax.grad(lambda x: loss(x))(jnp.arange(8.0).reshape(2, 4))
+    assert np.asarray(grad).tolist() == (2 * np.arange(8.0).reshape(2, 4)).tolist()

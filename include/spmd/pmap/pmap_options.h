@@ -31,7 +31,11 @@ struct PmapOptions {
   std::vector<MapAxis> out_axes;
   /// Number of devices when no argument is mapped (pmap's axis_size).
   std::optional<int> axis_size;
-  /// Explicit device ids (pmap's devices=); empty means 0..n-1.
+  /// Explicit device ids; empty means row-major order. At top level, one per
+  /// index of the mapped axis (pmap's devices=). For a pmap nested in others
+  /// (a mesh whose devices are not in row-major order, from shard_map), one
+  /// per row-major position of the whole nest, this pmap being the innermost
+  /// level: the device of position p = parent's position * n + index is devices[p].
   std::vector<int> devices;
   /// Several named axes at once (a device mesh), outermost first, instead of
   /// axis_name/axis_size. A mapped argument then has the mesh sizes as

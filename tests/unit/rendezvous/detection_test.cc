@@ -107,7 +107,9 @@ TEST_CASE("rendezvous::axis name: typo gets the closest bound name", "[rendezvou
   });
   REQUIRE(e.report().kind == "AxisNameError");
   REQUIRE(e.report().message == "psum: unbound axis name: 'my_device'. The bound axis names are: 'my_devices'");
-  REQUIRE(e.report().hint == "did you mean 'my_devices'? The name must match pmap(..., axis_name='my_devices') exactly");
+  REQUIRE(e.report().hint ==
+          "did you mean 'my_devices'? A collective names a bound axis exactly: the axis_name of a pmap or vmap "
+          "(pmap(..., axis_name='my_devices')), or a mesh axis of a shard_map");
   REQUIRE(e.report().where == SourceLoc{"f.py", 3, 9});
   REQUIRE(e.report().device >= 0);
 }

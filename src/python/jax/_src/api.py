@@ -345,6 +345,10 @@ class _PmappedFunction:
         n = sizes.pop()
         if _merged():
             self._refuse_nesting(n)
+        if self.devices:
+            err = ValueError('pmap: devices= cannot be given to a nested pmap')
+            err._spmd_hint = 'set devices= on the outer pmap only'
+            raise err
         in_avals = _per_device_avals([core.aval_of(l) for l in leaves], flat_axes)
         statics = tuple((i, args[i]) for i in sorted(static_pos))
         program, out_tree, out_axes = self._trace(statics, dyn_pos, kw_names, tree, in_avals, names, n, len(args))

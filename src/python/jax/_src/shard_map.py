@@ -147,9 +147,6 @@ class _ShardMapped:
             err._spmd_hint = ('pad or reshape the array so the mapped dimension is a multiple of the mesh axis '
                               'size, or map it over a smaller mesh axis')
             raise err
-        if self.mesh.device_ids.ravel().tolist() != list(range(self.mesh.size)):
-            raise NotImplementedError(f'shard_map: spmdsim runs a mesh on devices 0..{self.mesh.size - 1} in '
-                                      f'row-major order; this mesh orders them {self.mesh.device_ids.tolist()}')
         key = (tree, tuple(blocks))
         entry = self.cache.get(key)
         if entry is None:
@@ -167,14 +164,19 @@ class _ShardMapped:
         trace, run at once outside any, differentiable either way."""
         axes = list(self.mesh.shape.items())
         n_out = len(program.outputs)
+        # The innermost pmap puts each mesh position on its device (the
+        # mesh's own order: jax.make_mesh's, or any Mesh(devices, names)).
+        ids = self.mesh.device_ids.ravel().tolist()
+        placed = {} if ids == list(range(len(ids))) else {'devices': tuple(ids)}
         body = program
         for depth in range(len(axes) - 1, 0, -1):
             name, size = axes[depth]
             inner = body
+            where = placed if depth == len(axes) - 1 else {}
 
-            def step(*xs, inner=inner, name=name, size=size):
+            def step(*xs, inner=inner, name=name, size=size, where=where):
                 return core.bind('xla_pmap', *xs, call_jaxpr=inner, axis_name=name, axis_size=size,
-                                 in_axes=(0,) * len(xs), out_axes=(0,) * n_out)
+                                 in_axes=(0,) * len(xs), out_axes=(0,) * n_out, **where)
             level_avals = [core.ShapedArray(tuple(core.aval_of(x).shape[depth:]), core.aval_of(x).dtype,
                                             core.aval_of(x).weak_type) for x in stacked]
             body, _, captured = core.trace_function(step, level_avals, 'shard_map', axes=axes[:depth])
@@ -182,7 +184,7 @@ class _ShardMapped:
                 raise core._escaped(captured[0])
         name, size = axes[0]
         return core.bind('xla_pmap', *stacked, call_jaxpr=body, axis_name=name, axis_size=size,
-                         in_axes=(0,) * len(stacked), out_axes=(0,) * n_out)
+                         in_axes=(0,) * len(stacked), out_axes=(0,) * n_out, **(placed if len(axes) == 1 else {}))
 
     def _trace(self, tree, blocks, specs, names):
         def flat_fun(*flat):

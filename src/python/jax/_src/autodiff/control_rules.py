@@ -201,8 +201,9 @@ def _pmap_of(eq, fn, in_avals, in_axes, out_axes, operands):
     n, name = eq.params['axis_size'], eq.params['axis_name']
     program, _, captured = core.trace_function(fn, in_avals, 'pmap', axes=core.bound_axes() + [(name, n)])
     assert not captured, 'a differentiated pmap body closes over nothing'
+    placed = {'devices': eq.params['devices']} if 'devices' in eq.params else {}
     return core.bind('xla_pmap', *operands, call_jaxpr=program, axis_name=name, axis_size=n, in_axes=tuple(in_axes),
-                     out_axes=tuple(out_axes))
+                     out_axes=tuple(out_axes), **placed)
 
 
 def _pmap_jvp(eq, primals, tangents, outs):
