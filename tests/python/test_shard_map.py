@@ -234,3 +234,65 @@ def test_a_mesh_in_any_device_order_puts_each_block_on_its_device():
                          in_specs=P('data', 'model'), out_specs=P())
     grad = jax.grad(lambda x: loss(x))(jnp.arange(8.0).reshape(2, 4))
     assert np.asarray(grad).tolist() == (2 * np.arange(8.0).reshape(2, 4)).tolist()
+
+
+def test_axis_names_makes_the_other_mesh_axes_automatic():
+    mesh = mesh_2x4()
+    x = jnp.arange(32.0).reshape(8, 4)
+    # Manual over 'data' only: blocks of rows; the function sees whole values along 'model'.
+    f = jax.shard_map(lambda b: (b - lax.pmean(b, 'data'), b.shape[1] + 0 * b[:1, :1]), mesh=mesh,
+                      in_specs=P('data'), out_specs=(P('data'), P('data')), axis_names={'data'})
+    centred, width = f(x)
+    want = np.asarray(x).reshape(2, 4, 4)
+    np.testing.assert_allclose(np.asarray(centred), (want - want.mean(axis=0)).reshape(8, 4))
+    assert np.asarray(width).tolist() == [[4.0], [4.0]]
+    assert centred.sharding.mesh is mesh and centred.sharding.spec == P('data')
+    # The experimental spelling names the automatic axes instead.
+    g = experimental_shard_map(lambda b: lax.psum(b, 'data'), mesh, P('data'), P(), auto=frozenset({'model'}))
+    assert np.asarray(g(jnp.arange(4.0))).tolist() == [2.0, 4.0]
+    # Specs and collectives may only name manual axes.
+    with pytest.raises(ValueError) as e:
+        jax.shard_map(lambda b: b, mesh=mesh, in_specs=P('model'), out_specs=P(), axis_names={'data'})(jnp.ones(4))
+    assert str(e.value) == ("shard_map in_specs argument must refer to an axis marked as manual ({'data'}), but:\n\n"
+                            "  in_specs[0] refers to 'model'\n\nCheck the in_specs values passed to shard_map.")
+    with pytest.raises(_spmd.SpmdError) as e:
+        jax.shard_map(lambda b: lax.psum(b, 'model'), mesh=mesh, in_specs=P('data'), out_specs=P('data'),
+                      axis_names={'data'})(jnp.ones(4))
+    assert e.value.kind == 'AxisNameError'
+    with pytest.raises(ValueError, match=r"requires axis_names=\{'pipe'\} to be a subset of mesh.axis_names="
+                                         r"\('data', 'model'\)"):
+        jax.shard_map(lambda b: b, mesh=mesh, in_specs=P(), out_specs=P(), axis_names={'pipe'})
+    with pytest.raises(TypeError, match='`axis_names` argument of shard_map should be of type `frozenset` or `set`'):
+        jax.shard_map(lambda b: b, mesh=mesh, in_specs=P(), out_specs=P(), axis_names=['data'])
+
+
+def test_jit_in_and_out_shardings_check_and_place_the_global_values():
+    mesh = mesh_2x4()
+    rows = NamedSharding(mesh, P('data'))
+    f = jax.jit(lambda x, w: (x @ w, w.sum()), in_shardings=(rows, None),
+                out_shardings=(NamedSharding(mesh, P('data', 'model')), NamedSharding(mesh, P())))
+    x = jnp.arange(16.0).reshape(4, 4)
+    y, total = f(x, jnp.eye(4))
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+    assert y.sharding == NamedSharding(mesh, P('data', 'model')) and total.sharding.spec == P()
+    assert [s.data.shape for s in y.addressable_shards] == [(2, 1)] * 8
+    # A PartitionSpec takes the mesh set around the call.
+    with jax.sharding.use_mesh(mesh):
+        z = jax.jit(lambda v: v * 2, out_shardings=P('model'))(jnp.arange(8.0))
+    assert z.sharding == NamedSharding(mesh, P('model'))
+    with pytest.raises(ValueError, match="a PartitionSpec, but no mesh is set"):
+        jax.jit(lambda v: v, out_shardings=P('model'))(jnp.arange(8.0))
+    # Shardings that do not fit, on an argument or on an output.
+    with pytest.raises(ValueError, match=r"^One of pjit arguments with pytree key path x was given the sharding of "
+                                         r"NamedSharding\(.*\), which implies that the global size of its dimension "
+                                         r"0 should be divisible by 2, but it is equal to 3 \(full shape: \(3, 4\)\)$"):
+        f(jnp.ones((3, 4)), jnp.eye(4))
+    with pytest.raises(ValueError, match=r"^One of pjit outputs with pytree key path result\[0\] was given the "
+                                         r"sharding of .* divisible by 4, but it is equal to 2"):
+        f(jnp.ones((2, 2)), jnp.eye(2))
+    # An argument already placed on other devices is refused, not moved.
+    elsewhere = jax.device_put(jnp.ones((4, 4)), NamedSharding(Mesh(np.array(jax.devices()[:2]), ('d',)), P('d')))
+    with pytest.raises(ValueError, match=r'^Received incompatible devices for jitted computation\. Got argument x of '
+                                         r'<lambda> with shape f32\[4,4\] and device ids \[0, 1\] on platform CPU and '
+                                         r'explicit input sharding with device ids \[0, 1, 2, 3, 4, 5, 6, 7\]'):
+        f(elsewhere, jnp.eye(4))

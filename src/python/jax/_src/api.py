@@ -475,17 +475,20 @@ def _is_hashable(v):
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), device=None, backend=None,
         inline=False, in_shardings=None, out_shardings=None, keep_unused=False, abstracted_axes=None):
     if fun is None:
-        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames)
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                             in_shardings=in_shardings, out_shardings=out_shardings)
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     static_names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
-    return _JittedFunction(fun, static, static_names)
+    return _JittedFunction(fun, static, static_names, in_shardings, out_shardings)
 
 
 class _JittedFunction:
-    def __init__(self, fun, static, static_names):
+    def __init__(self, fun, static, static_names, in_shardings=None, out_shardings=None):
         self.fun = fun
         self.static = static
         self.static_names = static_names
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
         self.cache = {}
         functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a wrapped pmap or jit is an object like this one
 
@@ -527,6 +530,8 @@ class _JittedFunction:
         if config.read('jax_disable_jit'):
             return self.fun(*args, **kwargs)  # plain Python, as in JAX
         (program, out_tree, captured), leaves = self.trace(*args, **kwargs)
+        if self.in_shardings is not None and core.current_trace() is None:
+            self._check_inputs(args, kwargs)
         if core.current_trace() is not None:
             # Inside another trace (a pmap, a grad) the function is traced on
             # abstract values of its own and called as one equation, as in JAX.
@@ -534,7 +539,59 @@ class _JittedFunction:
                              name=getattr(self.fun, '__name__', 'fun'))
             return out_tree.unflatten(outs)
         outs = _spmd.execute(program, [_to_concrete(l) for l in leaves] + [_to_concrete(c) for c in captured])
-        return out_tree.unflatten([core.ArrayImpl(o) for o in outs])
+        shardings = [None] * len(outs) if self.out_shardings is None else self._place_outputs(out_tree, outs)
+        return out_tree.unflatten([core.ArrayImpl(o, s) for o, s in zip(outs, shardings)])
+
+    # --- in_shardings / out_shardings: where the global values live ------------------
+
+    def _shardings(self, spec_tree, tree, what):
+        from jax._src.sharding import Mesh, NamedSharding, PartitionSpec
+
+        def is_spec(x):
+            return x is None or isinstance(x, (NamedSharding, PartitionSpec))
+        flat = tree_util.broadcast_prefix(spec_tree, tree, f'jit {what}', is_spec=is_spec)
+        out = []
+        for s in flat:
+            if isinstance(s, PartitionSpec):
+                if not Mesh._stack:
+                    err = ValueError(f'jit {what} got {s!r}, a PartitionSpec, but no mesh is set to give it devices')
+                    err._spmd_hint = ('pass NamedSharding(mesh, P(...)), or set a mesh: with jax.sharding.use_mesh('
+                                      'mesh): ... or jax.set_mesh(mesh)')
+                    raise err
+                s = NamedSharding(Mesh._stack[-1], s)
+            out.append(s)
+        return out
+
+    def _check_inputs(self, args, kwargs):
+        """Each argument fits its in_sharding, and one already placed
+        elsewhere is refused (jit does not move committed arrays silently)."""
+        statics, _, dyn_pos, _ = self._split(args, kwargs)
+        dyn = tuple(args[i] for i in dyn_pos)
+        leaves, tree = tree_util.tree_flatten(dyn)
+        fname = getattr(self.fun, '__name__', 'fun')
+        names = _leaf_names(self.fun, dyn_pos, tree, [])
+        for leaf, name, sharding in zip(leaves, names, self._shardings(self.in_shardings, tree, 'in_shardings')):
+            if sharding is None:
+                continue
+            aval = core.aval_of(leaf)
+            sharding.check(aval.shape, name, f'One of pjit arguments with pytree key path {name}')
+            placed = getattr(leaf, '_sharding', None)
+            want = sharding.mesh.device_ids.ravel().tolist()
+            if placed is not None and hasattr(placed, 'mesh') and placed.mesh.device_ids.ravel().tolist() != want:
+                got = placed.mesh.device_ids.ravel().tolist()
+                err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of '
+                                 f'{fname} with shape {aval.str_short()} and device ids {got} on platform CPU and '
+                                 f'explicit input sharding with device ids {want} on platform CPU')
+                err._spmd_hint = (f'{name} is placed on devices {got} (its .sharding); jax.device_put it onto '
+                                  f'{want} first, or give in_shardings the devices it is on')
+                raise err
+
+    def _place_outputs(self, out_tree, outs):
+        shardings = self._shardings(self.out_shardings, out_tree, 'out_shardings')
+        for path, o, s in zip(tree_util.tree_paths(out_tree), outs, shardings):
+            if s is not None:
+                s.check(tuple(o.shape), 'output' + path, f'One of pjit outputs with pytree key path result{path}')
+        return shardings
 
     def lower(self, *args, **kwargs):
         raise NotImplementedError('spmdsim does not lower to XLA: use jax.make_jaxpr to see the traced program')

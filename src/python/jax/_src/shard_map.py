@@ -11,11 +11,17 @@ axis (the layout of a mesh), so shard_map works inside jit and grad, and
 deadlocks, mismatches and reports are pmap's; devices are labelled by their
 mesh coordinates ("device 3 (data=1, model=1)").
 
-Checks, with JAX's messages: specs naming axes the mesh does not have, specs
-longer than the array's rank, dimensions the mesh axes do not divide, and
-out_specs that claim a replication the values do not have (check_rep /
-check_vma: statically, from which values vary along which mesh axis, and at
-run time, comparing the devices' blocks).
+The mesh's devices may be in any order: each block runs on the device at
+its mesh position. With axis_names= (or the old auto=, its complement) the
+function is manual over some mesh axes only: blocks and collectives span
+those, and the function sees whole values along the others (the automatic
+axes, which XLA would partition without changing the values).
+
+Checks, with JAX's messages: specs naming axes the mesh does not have (or
+that are not manual), specs longer than the array's rank, dimensions the mesh
+axes do not divide, and out_specs that claim a replication the values do not
+have (check_rep / check_vma: statically, from which values vary along which
+mesh axis, and at run time, comparing the devices' blocks).
 """
 
 import difflib
@@ -46,11 +52,35 @@ def shard_map(f=None, /, mesh=None, in_specs=None, out_specs=None, check_rep=Tru
         raise TypeError(f'shard_map requires a `mesh` argument of type jax.sharding.Mesh, got {type(mesh)}')
     if out_specs is None:
         raise TypeError('shard_map requires out_specs')
-    if auto or axis_names:
-        raise NotImplementedError('shard_map: spmdsim maps over every mesh axis (auto= and axis_names= are '
-                                  'not supported yet)')
     check = check_rep if check_vma is None else check_vma
-    return _ShardMapped(f, mesh, in_specs if in_specs is not None else PartitionSpec(), out_specs, bool(check))
+    return _ShardMapped(f, mesh, _manual_axes(mesh, axis_names, auto), in_specs if in_specs is not None else
+                        PartitionSpec(), out_specs, bool(check))
+
+
+def _manual_axes(mesh, axis_names, auto):
+    """The mesh axes the function is manual over (axis_names=; the old
+    spelling auto= names the others): all of them by default."""
+    for what, names in (('axis_names', axis_names), ('auto', auto)):
+        if not isinstance(names, (set, frozenset)):
+            raise TypeError(f'`{what}` argument of shard_map should be of type `frozenset` or `set`. Got type: '
+                            f'{type(names)}')
+    everything = frozenset(mesh.axis_names)
+    manual = frozenset(axis_names) or everything - frozenset(auto)
+    if not manual <= everything:
+        raise ValueError(f'jax.shard_map requires axis_names={set(manual)} to be a subset of '
+                         f'mesh.axis_names={mesh.axis_names}')
+    return tuple(n for n in mesh.axis_names if n in manual)
+
+
+def _manual_mesh(mesh, manual):
+    """The mesh the manual axes span: along each automatic axis, its first
+    devices (the function sees whole values along automatic axes, which the
+    compiler would partition; the values are the same)."""
+    devices = mesh.devices
+    for k in reversed(range(len(mesh.axis_names))):
+        if mesh.axis_names[k] not in manual:
+            devices = np.take(devices, 0, axis=k)
+    return Mesh(devices, manual)
 
 
 def _is_spec(x):
@@ -64,9 +94,12 @@ def _names(part):
 
 
 class _ShardMapped:
-    def __init__(self, fun, mesh, in_specs, out_specs, check):
+    def __init__(self, fun, mesh, manual, in_specs, out_specs, check):
         self.fun = fun
-        self.mesh = mesh
+        # The mesh as given (messages, the outputs' sharding), and the one
+        # its manual axes span (blocks, collectives, devices).
+        self.full_mesh = mesh
+        self.mesh = mesh if manual == mesh.axis_names else _manual_mesh(mesh, manual)
         self.in_specs = in_specs
         self.out_specs = out_specs
         self.check = check
@@ -80,14 +113,22 @@ class _ShardMapped:
     # --- specs ----------------------------------------------------------------
 
     def _mesh_text(self):
-        return (f'The mesh given has shape {tuple(self.mesh.axis_sizes)} with corresponding axis names '
-                f'{self.mesh.axis_names}.')
+        return (f'The mesh given has shape {tuple(self.full_mesh.axis_sizes)} with corresponding axis names '
+                f'{self.full_mesh.axis_names}.')
 
     def _check_spec(self, spec, rank, what, shape):
         """Each name a mesh axis, used once, and no longer than the rank."""
         seen = set()
         for part in spec:
             for n in _names(part):
+                if n not in self.mesh.shape and n in self.full_mesh.shape:
+                    prefix = what.split('[')[0]
+                    err = ValueError(f'shard_map {prefix} argument must refer to an axis marked as manual '
+                                     f'({set(self.mesh.axis_names)}), but:\n\n  {what.split(" ")[0]} refers to '
+                                     f'{n!r}\n\nCheck the {prefix} values passed to shard_map.')
+                    err._spmd_hint = (f'{n!r} is an automatic axis here (not in axis_names): the function sees '
+                                      f'whole values along it; add {n!r} to axis_names to split over it')
+                    raise err
                 if n not in self.mesh.shape:
                     close = difflib.get_close_matches(n, self.mesh.axis_names, n=1)
                     err = ValueError(f"shard_map applied to the function '{self._fname}' was given {what} "
@@ -288,7 +329,7 @@ class _ShardMapped:
             final.append(size)
         out = jnp.reshape(jnp.transpose(a, order), final)
         # A known result remembers its layout, as JAX's outputs do.
-        return out if isinstance(out, core.Tracer) else core.ArrayImpl(out._value, NamedSharding(self.mesh, spec))
+        return out if isinstance(out, core.Tracer) else core.ArrayImpl(out._value, NamedSharding(self.full_mesh, spec))
 
     def _replication_error(self, name, axis, spec, rows, r):
         diff = np.max(np.abs(np.asarray(rows[r], dtype=np.float64) - np.asarray(rows[0], dtype=np.float64))) \

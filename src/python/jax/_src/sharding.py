@@ -126,10 +126,11 @@ class NamedSharding:
     def is_fully_replicated(self):
         return all(p is None for p in self.spec)
 
-    def check(self, shape, what='the array'):
-        """JAX's error when the spec does not fit `shape`."""
+    def check(self, shape, what='the array', subject='One of device_put args'):
+        """JAX's error when the spec does not fit `shape`; `subject` names
+        the value ('One of pjit arguments with pytree key path x')."""
         if len(self.spec) > len(shape):
-            raise ValueError(f'One of device_put args was given the sharding of {self!r}, whose spec has '
+            raise ValueError(f'{subject} was given the sharding of {self!r}, whose spec has '
                              f'{len(self.spec)} entries, but {what} has rank {len(shape)} (shape {tuple(shape)}): a '
                              'spec has at most one entry per dimension')
         for d, part in enumerate(self.spec):
@@ -141,7 +142,7 @@ class NamedSharding:
                                      f'{tuple(self.mesh.axis_names)}.')
                 n *= self.mesh.shape[name]
             if shape[d] % n:
-                raise ValueError(f'One of device_put args was given the sharding of {self!r}, which implies that '
+                raise ValueError(f'{subject} was given the sharding of {self!r}, which implies that '
                                  f'the global size of its dimension {d} should be divisible by {n}, but it is equal '
                                  f'to {shape[d]} (full shape: {tuple(shape)})')
 
