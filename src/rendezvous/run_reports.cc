@@ -304,8 +304,9 @@ Report mismatch_report(const std::vector<Arrival*>& arrivals, const std::vector<
   std::string headline = "collective mismatch at " + ref.op_and_axes() + " (collective #" + std::to_string(seq) +
                          "): devices disagree on the " + field + ":";
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    headline += (i ? "; " : " ") + format_devices(groups[i].second) + " " + (field == "op" ? "call " : "bring ") +
-                what(*groups[i].first);
+    const bool one = groups[i].second.size() == 1;
+    headline += (i ? "; " : " ") + format_devices(groups[i].second) + " " +
+                (field == "op" ? (one ? "calls " : "call ") : (one ? "brings " : "bring ")) + what(*groups[i].first);
   }
   r.message = headline;
   r.where = ref.loc;

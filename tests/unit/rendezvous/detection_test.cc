@@ -25,7 +25,7 @@ TEST_CASE("rendezvous::mismatch: psum here, all_gather there", "[rendezvous]") {
   REQUIRE(r.kind == "CollectiveMismatch");
   REQUIRE(r.message ==
           "collective mismatch at psum over 'i' (collective #0): devices disagree on the op: devices {0, 1, 3} call "
-          "psum; device 2 call all_gather");
+          "psum; device 2 calls all_gather");
   REQUIRE(r.op == "psum");
   REQUIRE(r.axis == "'i'");
   REQUIRE(r.where == l1);
@@ -49,7 +49,7 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
     });
     REQUIRE(e.report().message ==
             "collective mismatch at psum over 'i' (collective #0): devices disagree on the shape: devices {0..2} "
-            "bring f32[4]; device 3 bring f32[5]");
+            "bring f32[4]; device 3 brings f32[5]");
     REQUIRE(e.report().table.rows[1][3] == "f32[5]");
   }
   SECTION("dtype") {
@@ -72,7 +72,7 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
       });
     });
     REQUIRE(detection_contains(e.report().message, "devices disagree on the parameters: devices {1..3} bring axis=0 tiled=False; "
-                                         "device 0 bring axis=1 tiled=False"));
+                                         "device 0 brings axis=1 tiled=False"));
   }
   SECTION("ppermute pairs (equal ones are shared between devices, different ones compared)") {
     const Permutation ring = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
@@ -85,7 +85,7 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
     });
     REQUIRE(detection_contains(e.report().message,
                                "devices disagree on the parameters: devices {0, 1, 3} bring perm=[(0, 1), (1, 2), (2, 3), "
-                               "(3, 0)]; device 2 bring perm=[(1, 0), (2, 1), (3, 2), (0, 3)]"));
+                               "(3, 0)]; device 2 brings perm=[(1, 0), (2, 1), (3, 2), (0, 3)]"));
   }
   SECTION("call site") {
     auto e = expect_error<CollectiveMismatch>([&] {
@@ -94,7 +94,7 @@ TEST_CASE("rendezvous::mismatch: shapes and dtypes differ", "[rendezvous]") {
         return std::vector<Array>{psum(zeros({2}), "i", {}, d == 1 ? SourceLoc{"f.py", 9, 1} : l)};
       });
     });
-    REQUIRE(detection_contains(e.report().message, "devices disagree on the call site: devices {0, 2, 3} bring f.py:7:1; device 1 bring f.py:9:1"));
+    REQUIRE(detection_contains(e.report().message, "devices disagree on the call site: devices {0, 2, 3} bring f.py:7:1; device 1 brings f.py:9:1"));
   }
 }
 
