@@ -35,6 +35,8 @@ void set_runtime_factory(RuntimeFactory factory);
 Runtime& runtime();
 /// True once runtime() made the Runtime of this run.
 bool runtime_started();
+/// That Runtime, or null before runtime() made it; safe from any thread.
+Runtime* started_runtime();
 
 /// (file, line, column) from Python, or None, as a SourceLoc with an
 /// interned file name.

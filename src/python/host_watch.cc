@@ -20,22 +20,17 @@ namespace {
 std::mutex g_stop_mu;
 std::exception_ptr g_stop_error;
 
-// Time spent in device runs since the process started, finished runs only,
-// and the start of the run in progress (epoch when none).
 using clock = std::chrono::steady_clock;
-std::mutex g_device_time_mu;
-clock::duration g_device_time{};
-clock::time_point g_device_run_since{};
 
-// Device time up to `now`, the run in progress included.
-clock::duration device_time(clock::time_point now) {
-  std::lock_guard<std::mutex> lock(g_device_time_mu);
-  return g_device_time + (g_device_run_since == clock::time_point{} ? clock::duration{} : now - g_device_run_since);
+// Time the program's devices ran so far (none before the Runtime is made).
+clock::duration device_time() {
+  Runtime* rt = started_runtime();
+  return rt != nullptr ? rt->device_run_time() : clock::duration{};
 }
 
 bool device_run_in_progress() {
-  std::lock_guard<std::mutex> lock(g_device_time_mu);
-  return g_device_run_since != clock::time_point{};
+  Runtime* rt = started_runtime();
+  return rt != nullptr && rt->device_run_in_progress();
 }
 
 std::exception_ptr budget_error(double max_seconds) {
@@ -88,25 +83,14 @@ HostWatch::~HostWatch() {
   PyThreadState_SetAsyncExc(main_thread_, nullptr);
 }
 
-DeviceRunClock::DeviceRunClock() : start_(clock::now()) {
-  std::lock_guard<std::mutex> lock(g_device_time_mu);
-  g_device_run_since = start_;
-}
-
-DeviceRunClock::~DeviceRunClock() {
-  std::lock_guard<std::mutex> lock(g_device_time_mu);
-  g_device_time += clock::now() - start_;
-  g_device_run_since = {};
-}
-
 void HostWatch::watch() {
   // The host budget counts the program's own time: device runs have theirs.
   const auto start = clock::now();
-  const auto device_time_before = device_time(start);
+  const auto device_time_before = device_time();
   const auto budget = std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(max_seconds_));
   auto over_budget = [&] {
     const auto now = clock::now();
-    return (now - start) - (device_time(now) - device_time_before) > budget;
+    return (now - start) - (device_time() - device_time_before) > budget;
   };
   std::unique_lock<std::mutex> lock(mu_);
   // Interrupts are polled: Runtime::interrupt comes from a signal thread that

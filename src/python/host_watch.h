@@ -5,7 +5,9 @@
 // raises _spmd.HostStop in the main thread (an asynchronous exception, which
 // user code's `except Exception` does not catch), and the runner reports the
 // Runtime's Interrupted error or BudgetExceeded at the line the program was
-// running. Code inside pmap is stopped by the runtime itself.
+// running. Code inside pmap is stopped by the runtime itself, and time in
+// device runs (Runtime::device_run_time, however the run started: pmap, a
+// jit or a shard_map) counts against the run's budget, not the host's.
 
 #include <Python.h>
 
@@ -42,20 +44,6 @@ class HostWatch {
   bool done_ = false;
   unsigned long main_thread_;
   std::thread thread_;
-};
-
-/// Marks a device run (pmap of a traced program): its time counts against
-/// the run's own budget, not the host program's, so the host clock stops
-/// while one lives. Runs do not nest.
-class DeviceRunClock {
- public:
-  DeviceRunClock();
-  ~DeviceRunClock();
-  DeviceRunClock(const DeviceRunClock&) = delete;
-  DeviceRunClock& operator=(const DeviceRunClock&) = delete;
-
- private:
-  std::chrono::steady_clock::time_point start_;
 };
 
 /// The error that _spmd.HostStop stands for, once a HostWatch raised it.

@@ -2,10 +2,10 @@
 
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <charconv>
 
 #include "python/bindings.h"
-#include "python/host_watch.h"
 #include "spmd/runtime/device.h"
 #include "python/python_errors.h"
 #include "spmd/error.h"
@@ -16,7 +16,8 @@
 namespace spmd::python {
 
 namespace {
-Runtime* g_runtime = nullptr;
+// Atomic: a host watch thread reads it (started_runtime()).
+std::atomic<Runtime*> g_runtime = nullptr;
 RuntimeFactory g_factory;
 
 // The device count a CPU JAX program sets for itself before its first device
@@ -56,6 +57,8 @@ void set_runtime_factory(RuntimeFactory factory) {
 
 bool runtime_started() { return g_runtime != nullptr; }
 
+Runtime* started_runtime() { return g_runtime.load(); }
+
 Runtime& runtime() {
   if (g_runtime == nullptr) {
     if (!g_factory) {
@@ -64,7 +67,7 @@ Runtime& runtime() {
     }
     g_runtime = &g_factory(program_device_count());
   }
-  return *g_runtime;
+  return *g_runtime.load();
 }
 
 void bind_runtime(py::module_& m) {
@@ -181,7 +184,6 @@ void bind_runtime(py::module_& m) {
     std::vector<Array> result;
     std::exception_ptr error;
     {
-      DeviceRunClock device_run;
       FiberSafeGilRelease release;
       try {
         result = runtime().pmap(fn, args, o);
@@ -197,7 +199,6 @@ void bind_runtime(py::module_& m) {
   m.def("pmap", [](const std::shared_ptr<program::Program>& p, const std::vector<Array>& args, const PmapOptions& o) {
     runtime();  // a clear error when no runtime is set
     // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
-    DeviceRunClock device_run;
     FiberSafeGilRelease release;
     return program::pmap_program(p, args, o);
   });

@@ -427,6 +427,7 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
   {
     std::lock_guard<std::mutex> lock(runtime.active_mu);
     runtime.active = &run;
+    runtime.active_since = std::chrono::steady_clock::now();
     // Interrupted before this run began: its devices stop before they run.
     if (runtime.interrupted.load(std::memory_order_acquire)) run.abort(runtime.interrupt_error_locked());
   }
@@ -435,6 +436,7 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
     ~Inactive() {
       std::lock_guard<std::mutex> lock(rt.active_mu);
       rt.active = nullptr;
+      rt.finished_run_time += std::chrono::steady_clock::now() - rt.active_since;
     }
   } inactive{runtime};
   for (const auto& o : runtime.options.observers) o->on_run_start(info);

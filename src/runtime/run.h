@@ -41,9 +41,12 @@ struct RuntimeState {
   std::vector<std::shared_ptr<Arena>> arenas;  // one per device, created lazily
   std::mutex arenas_mu;
   std::shared_ptr<Arena> arena(DeviceId device);
-  // The top-level run in progress, for interrupt().
+  // The top-level run in progress, for interrupt(), since when, and the
+  // time of the finished ones (guarded by active_mu).
   std::mutex active_mu;
   class Run* active = nullptr;
+  std::chrono::steady_clock::time_point active_since{};
+  std::chrono::steady_clock::duration finished_run_time{};
   // Set by interrupt(), sticky; the reason is guarded by active_mu.
   std::atomic<bool> interrupted{false};
   std::string interrupt_reason;

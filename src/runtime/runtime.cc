@@ -154,6 +154,18 @@ void Runtime::check_interrupted() const {
   std::rethrow_exception(e);
 }
 
+std::chrono::steady_clock::duration Runtime::device_run_time() const {
+  const detail::RuntimeState& st = impl_->state;
+  std::lock_guard<std::mutex> lock(impl_->state.active_mu);
+  return st.finished_run_time +
+         (st.active != nullptr ? std::chrono::steady_clock::now() - st.active_since : std::chrono::steady_clock::duration{});
+}
+
+bool Runtime::device_run_in_progress() const {
+  std::lock_guard<std::mutex> lock(impl_->state.active_mu);
+  return impl_->state.active != nullptr;
+}
+
 ArenaUsage Runtime::arena_usage(DeviceId device) const {
   if (device < 0 || device >= device_count()) {
     throw_invalid_argument("InvalidArgument",

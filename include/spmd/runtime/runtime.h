@@ -8,6 +8,7 @@
 /// A Runtime runs one top-level pmap at a time (calls from several host
 /// threads are serialised). Nested pmaps run inside a device of the current run.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -137,6 +138,13 @@ class Runtime {
   bool interrupted() const noexcept;
   /// Throws the Error of kind "Interrupted" when interrupted(); else returns.
   void check_interrupted() const;
+
+  /// Wall time spent in top-level pmap runs so far, the run in progress
+  /// included, and whether one is in progress. Safe from any thread: a host
+  /// watchdog tells the program's own time from its devices' this way (a
+  /// run has its own budget), and leaves an interrupt during a run to it.
+  std::chrono::steady_clock::duration device_run_time() const;
+  bool device_run_in_progress() const;
 
   /// Backends compiled into this build, e.g. {"sim", "cuda"}.
   static std::vector<std::string> available_backends();

@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "support/spawn.h"
 
@@ -202,4 +205,34 @@ TEST_CASE("runtime::options: invalid options and backends are clear errors", "[r
   auto b = expect_error<BackendUnavailable>([] { Runtime rt({.backend = "tpu"}); });
   REQUIRE(b.report().message == "unknown backend 'tpu'");
   REQUIRE(runtime_contains(b.report().hint, "sim"));
+}
+
+TEST_CASE("runtime::budgets: the time in device runs is the runtime's to tell, from any thread", "[runtime]") {
+  // A host watchdog (the Python front end's HostWatch) asks for it from its
+  // own thread to leave device time out of the host program's budget.
+  Runtime rt({.devices = 2});
+  REQUIRE(!rt.device_run_in_progress());
+  REQUIRE(rt.device_run_time() == std::chrono::steady_clock::duration{});
+  std::atomic<bool> seen_inside{false};
+  std::thread watcher;
+  run_on(rt, 2, {}, [&](std::span<const Array>) {
+    if (current_device().id == 0) {
+      watcher = std::thread([&] { seen_inside = rt.device_run_in_progress(); });
+      watcher.join();
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    return std::vector<Array>{psum(ones({1}), "i")};
+  });
+  REQUIRE(seen_inside);
+  REQUIRE(!rt.device_run_in_progress());
+  const auto first = rt.device_run_time();
+  REQUIRE(first >= std::chrono::milliseconds(30));
+  // Runs add up; time between them is not counted.
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const auto before = std::chrono::steady_clock::now();
+  run_on(rt, 2, {}, [&](std::span<const Array>) { return std::vector<Array>{psum(ones({1}), "i")}; });
+  const auto after = std::chrono::steady_clock::now();
+  const auto second = rt.device_run_time();
+  REQUIRE(second > first);
+  REQUIRE(second - first <= after - before);
 }
