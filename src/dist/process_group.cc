@@ -517,8 +517,24 @@ void ProcessGroup::mismatch(const std::vector<CollectiveSignature>& sigs, const 
   r.axis = ref.axes.text();
   r.where = ref.loc;
   r.table = detail::signature_table(groups, "rank", "ranks");
+  annotate(r);
   stop("mismatch", r.message);
   throw CollectiveMismatch(std::move(r));
+}
+
+void ProcessGroup::post_context(const std::string& context) {
+  if (context == posted_context_) return;
+  store_.set("context." + std::to_string(rank_), context);
+  posted_context_ = context;
+}
+
+void ProcessGroup::annotate(Report& r) const {
+  if (!annotator_) return;
+  std::vector<std::pair<int, std::string>> contexts;
+  for (int rr = 0; rr < world_; ++rr) {
+    if (auto c = store_.get("context." + std::to_string(rr))) contexts.emplace_back(rr, std::move(*c));
+  }
+  annotator_(r, contexts);
 }
 
 void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::int64_t n,
@@ -570,6 +586,7 @@ void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::in
     if (waiting) d.loc = loc_from_json(j);
     r.devices.push_back(std::move(d));
   }
+  annotate(r);
   stop("deadlock", r.message);
   throw DeadlockError(std::move(r));
 }

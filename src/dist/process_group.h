@@ -20,7 +20,8 @@
 //   a RankLost error instead of a hang.
 //
 // Keys in the store: "state.<rank>", "sig.<group>.<n>.<rank>", "share.<name>",
-// "data.<group>.<n>.<rank>" (a collective's bytes, runs with local devices).
+// "data.<group>.<n>.<rank>" (a collective's bytes, runs with local devices),
+// "context.<rank>" (what the runtime posts for reports: its decisions).
 // A rank removes its sig and data of collective n - 1 of a group once
 // collective n of the group completed: every member has read them by then
 // (it posted n after finishing n - 1), so the store holds a few files per
@@ -38,6 +39,7 @@
 
 #include "dist/file_store.h"
 #include "rendezvous/collective_signature.h"
+#include "spmd/report.h"
 #include "spmd/util/json.h"
 
 namespace spmd::dist {
@@ -86,6 +88,17 @@ class ProcessGroup {
     notice_after_ = after;
   }
 
+  /// This rank's context for reports across processes (the runtime's
+  /// encoding of its control-flow decisions): posted under "context.<rank>"
+  /// when it changed. Post it before a wait the others may judge (a
+  /// collective's check, the end of a run).
+  void post_context(const std::string& context);
+  /// Called on a deadlock or mismatch report this rank builds, with every
+  /// rank's last posted context (ranks that posted none are left out), to
+  /// add what the contexts tell (the first decision the ranks took apart).
+  using ReportAnnotator = std::function<void(Report&, const std::vector<std::pair<int, std::string>>&)>;
+  void set_report_annotator(ReportAnnotator annotator) { annotator_ = std::move(annotator); }
+
   /// This rank returned normally / raised `error`: posted for the others.
   void finish();
   void fail(std::string_view error);
@@ -115,6 +128,8 @@ class ProcessGroup {
   /// Between two polls of a wait that began at `since`: the poll hook, and
   /// the notice about ranks that have not joined.
   void between_polls(const Snapshot& s, std::chrono::steady_clock::time_point since);
+  /// The annotator's additions to a report about to be thrown.
+  void annotate(Report& r) const;
 
   FileStore store_;
   int rank_;
@@ -129,6 +144,8 @@ class ProcessGroup {
   std::function<void(const std::string&)> notice_ = [](const std::string& text) { std::cerr << text << std::endl; };
   std::chrono::milliseconds notice_after_{5000};
   bool notified_ = false;  // this wait gave its notice
+  std::string posted_context_;
+  ReportAnnotator annotator_;
 };
 
 /// The store key of a group: the same on every rank for the same member list.

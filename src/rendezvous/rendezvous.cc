@@ -147,7 +147,7 @@ namespace {
 // Every process of a multi-process run reaches this collective with the
 // same signature, in the same order (they run the same program with the
 // same schedule), or the check throws a report naming the ranks.
-void check_across_processes(Run& run, const CollectiveSignature& sig) {
+void check_across_processes(Run& run, const DeviceContext& ctx, const CollectiveSignature& sig) {
   // One check at a time per process: ProcessGroup is not thread-safe, and on
   // the cuda backend devices are host threads, so two communicators (two
   // groups of a mesh) may complete at once.
@@ -156,6 +156,8 @@ void check_across_processes(Run& run, const CollectiveSignature& sig) {
   dist::ProcessGroup& processes = *run.runtime().processes;
   std::vector<int> everyone(static_cast<std::size_t>(processes.world()));
   for (int r = 0; r < processes.world(); ++r) everyone[static_cast<std::size_t>(r)] = r;
+  // What a report across processes compares: this device's decisions so far.
+  processes.post_context(ctx.decisions.to_json().dump());
   processes.check_collective(sig, everyone);
 }
 
@@ -182,7 +184,7 @@ void check_across_processes(Run& run, const CollectiveSignature& sig) {
   // The members stay parked (counted as blocked) while the data moves.
   lock.unlock();
   try {
-    if (run.runtime().processes) check_across_processes(run, *call.sig);
+    if (run.runtime().processes) check_across_processes(run, ctx, *call.sig);
     if (run.options().collectives_move_data) {
       if (call.spans_processes()) {
         run.backend().execute_across_processes(call, *run.runtime().processes);

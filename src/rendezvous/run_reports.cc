@@ -183,34 +183,40 @@ Divergence find_divergence(const std::vector<DeviceContext*>& devices) {
     d.collective_summary = summary;
   }
 
-  // Decisions: the first position where some device decided differently.
+  std::vector<std::pair<const DecisionLog*, int>> logs;
+  for (auto* c : devices) logs.push_back({&c->decisions, c->device});
+  find_decision_divergence(d, logs, "device", "devices");
+  return d;
+}
+
+void find_decision_divergence(Divergence& d, const std::vector<std::pair<const DecisionLog*, int>>& logs,
+                              std::string_view one, std::string_view many) {
+  // The first position where some log decided differently.
   std::optional<std::uint64_t> pos;
-  for (std::size_t i = 1; i < devices.size(); ++i) {
-    auto p = DecisionLog::first_difference(devices[0]->decisions, devices[i]->decisions);
+  for (std::size_t i = 1; i < logs.size(); ++i) {
+    auto p = DecisionLog::first_difference(*logs[0].first, *logs[i].first);
     if (p && (!pos || *p < *pos)) pos = p;
   }
-  if (pos) {
-    std::vector<std::pair<std::string, int>> items;
-    Decision sample;
-    for (auto* c : devices) {
-      auto dec = c->decisions.at(*pos);
-      if (dec && !sample.loc.valid()) sample = *dec;
-      items.push_back({dec ? describe_outcome(dec->what, dec->outcome) : "made no such decision", c->device});
-    }
-    std::uint64_t occurrence = devices[0]->decisions.occurrences_before(*pos, sample.loc);
-    std::string summary = sample.what + " at " + sample.loc.to_string();
-    if (occurrence > 0) summary += " (evaluation #" + std::to_string(occurrence + 1) + ")";
-    summary += ":";
-    bool first = true;
-    for (const auto& [what, ids] : group_by(items)) {
-      summary += first ? " " : "; ";
-      first = false;
-      summary += what + " on " + format_devices(ids);
-    }
-    d.decision_loc = sample.loc;
-    d.decision_summary = summary;
+  if (!pos) return;
+  std::vector<std::pair<std::string, int>> items;
+  Decision sample;
+  for (const auto& [log, id] : logs) {
+    auto dec = log->at(*pos);
+    if (dec && !sample.loc.valid()) sample = *dec;
+    items.push_back({dec ? describe_outcome(dec->what, dec->outcome) : "made no such decision", id});
   }
-  return d;
+  std::uint64_t occurrence = logs[0].first->occurrences_before(*pos, sample.loc);
+  std::string summary = sample.what + " at " + sample.loc.to_string();
+  if (occurrence > 0) summary += " (evaluation #" + std::to_string(occurrence + 1) + ")";
+  summary += ":";
+  bool first = true;
+  for (const auto& [what, ids] : group_by(items)) {
+    summary += first ? " " : "; ";
+    first = false;
+    summary += what + " on " + format_ids(ids, one, many);
+  }
+  d.decision_loc = sample.loc;
+  d.decision_summary = summary;
 }
 
 namespace {

@@ -27,6 +27,14 @@ std::vector<DeviceStatus> describe_devices(const std::vector<std::unique_ptr<Dev
 
 Divergence find_divergence(const std::vector<DeviceContext*>& devices);
 
+class DecisionLog;
+/// The first position where the logs' decisions differ, as the divergence's
+/// decision_loc and decision_summary ("if at f.py:9: was true on rank 1; was
+/// false on rank 0"): each log with its id, named with `one` / `many`
+/// ("device"/"devices", "rank"/"ranks"). Leaves `d` as it is when none differ.
+void find_decision_divergence(Divergence& d, const std::vector<std::pair<const DecisionLog*, int>>& logs,
+                              std::string_view one, std::string_view many);
+
 /// "lax.cond at f.py:9 took the true branch" style wording for one outcome.
 std::string describe_outcome(const std::string& what, std::int64_t outcome);
 

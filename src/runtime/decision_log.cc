@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "spmd/report.h"
+
 namespace spmd::detail {
 
 bool DecisionLog::record(std::string_view what, SourceLoc loc, std::int64_t outcome) {
@@ -58,6 +60,33 @@ std::optional<std::uint64_t> DecisionLog::first_difference(const DecisionLog& a,
   // One log ending early is not a difference: that device may simply be
   // stopped earlier in the same program.
   return std::nullopt;
+}
+
+Json DecisionLog::to_json() const {
+  Json runs = Json::array();
+  for (const auto& r : runs_) {
+    Json j = Json::object();
+    j.set("what", r.decision.what);
+    j.set("loc", loc_to_json(r.decision.loc));
+    j.set("outcome", r.decision.outcome);
+    j.set("count", r.count);
+    runs.push(std::move(j));
+  }
+  return runs;
+}
+
+DecisionLog DecisionLog::from_json(const Json& j) {
+  DecisionLog log;
+  if (!j.is_array()) return log;
+  for (const Json& r : j.as_array()) {
+    if (!r.is_object()) continue;
+    const std::int64_t count = r.int_at("count", 0);
+    if (count <= 0 || log.runs_.size() >= kMaxRuns) continue;
+    log.runs_.push_back({Decision{r.string_at("what"), loc_from_json(r.find("loc")), r.int_at("outcome", 0)},
+                         static_cast<std::uint64_t>(count)});
+    log.total_ += static_cast<std::uint64_t>(count);
+  }
+  return log;
 }
 
 }  // namespace spmd::detail

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spmd/source_loc.h"
+#include "spmd/util/json.h"
 
 namespace spmd::detail {
 
@@ -34,6 +35,12 @@ class DecisionLog {
   std::uint64_t occurrences_before(std::uint64_t i, const SourceLoc& loc) const;
   /// First position where both logs have a decision and they differ, or nullopt.
   static std::optional<std::uint64_t> first_difference(const DecisionLog& a, const DecisionLog& b);
+
+  /// The log as JSON, run-length encoded ([{"what", "loc", "outcome",
+  /// "count"}, ...]), and back: what a process posts for the others, so a
+  /// report across processes names the first decision that differed.
+  Json to_json() const;
+  static DecisionLog from_json(const Json& j);
 
  private:
   struct RunOfDecisions {

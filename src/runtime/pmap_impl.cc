@@ -448,6 +448,11 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
     run.abort(std::current_exception());
   }
   run.flush_prints(true);
+  // The decisions this process took, for a report across processes that
+  // another rank builds while this one has moved on (or finished).
+  if (runtime.processes && !lr.contexts.empty()) {
+    runtime.processes->post_context(lr.contexts.front()->decisions.to_json().dump());
+  }
   error = run.error();
   if (error) {
     run.finalize_error_report();

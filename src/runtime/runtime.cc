@@ -1,9 +1,12 @@
 #include "spmd/runtime/runtime.h"
 
+#include <cctype>
 #include <iostream>
 
 #include "backend/backend.h"
 #include "core/arena.h"
+#include "rendezvous/run_reports.h"
+#include "runtime/decision_log.h"
 #include "runtime/pmap_impl.h"
 #include "runtime/run.h"
 #include "spmd/core/format.h"
@@ -81,6 +84,27 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
       if (!state->interrupted.load(std::memory_order_acquire)) return;
       std::lock_guard<std::mutex> lock(state->active_mu);
       std::rethrow_exception(state->interrupt_error_locked());
+    });
+    // A report across processes names the first decision the ranks took apart.
+    impl_->state.processes->set_report_annotator([](Report& r, const std::vector<std::pair<int, std::string>>& posted) {
+      std::vector<detail::DecisionLog> logs;
+      std::vector<int> ranks;
+      for (const auto& [rank, text] : posted) {
+        try {
+          logs.push_back(detail::DecisionLog::from_json(Json::parse(text, "context." + std::to_string(rank))));
+          ranks.push_back(rank);
+        } catch (const std::exception&) {
+          // A context being rewritten is read whole or not at all; one that
+          // does not parse just leaves that rank out.
+        }
+      }
+      std::vector<std::pair<const detail::DecisionLog*, int>> refs;
+      for (std::size_t i = 0; i < logs.size(); ++i) refs.emplace_back(&logs[i], ranks[i]);
+      detail::find_decision_divergence(r.divergence, refs, "rank", "ranks");
+      if (r.divergence.decision_loc.valid()) {
+        if (!r.hint.empty()) r.hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(r.hint[0])));
+        r.hint = "The first differing decision was " + r.divergence.decision_summary + ". " + r.hint;
+      }
     });
   }
   if (!options.print_sink) options.print_sink = default_print_sink;

@@ -55,6 +55,12 @@ TEST_CASE("cli::processes: one process is the plain run; the launcher runs N and
   REQUIRE(p.out() == "[process 1] 1 2 [6. 6. 6. 6.]\n");
   REQUIRE(has(p.err(), "[process 0] error[Deadlock]: deadlock across processes: rank 0 waits at psum over 'i' #1 (" +
                            path + ":23:12) but rank 1 finished after 1 collective\n"));
+  // The live report names the Python `if` on jax.process_index() (issue 14):
+  // each rank posts its decisions, and the rank that finds the deadlock compares them.
+  REQUIRE(has(p.err(), "[process 0]     first differing decision: if at " + path +
+                           ":20:8: was false on rank 0; was true on rank 1\n"));
+  REQUIRE(has(p.err(), "[process 0]   hint: The first differing decision was if at " + path +
+                           ":20:8: was false on rank 0; was true on rank 1. Every rank must reach the same collectives"));
   REQUIRE(has(p.err(), "[process 0]   reproduce: spmd run " + path +
                            " --devices 4 --threads 1 --seed 0 --num-processes 2\n"));
   REQUIRE(has(p.err(), "[process 1] spmd: ok: 1 pmap run on 4 virtual devices\n"));
@@ -161,14 +167,17 @@ TEST_CASE("cli::processes: with local devices every collective's data crosses pr
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(store)) files.push_back(e.path().filename().string());
   std::sort(files.begin(), files.end());
-  // Per rank: the last data of each of the 3 groups that moved data (the
-  // whole axis and the two pairs), the last of its 12 signatures, its state.
+  // Per rank: its context (decisions, for reports), the last data of each of
+  // the 3 groups that moved data (the whole axis and the two pairs), the
+  // last of its 12 signatures, its state.
   INFO("store: " << files.size() << " files");
-  REQUIRE(files.size() == 10);
+  REQUIRE(files.size() == 12);
+  REQUIRE(files[0] == "context.0");
+  REQUIRE(files[1] == "context.1");
   REQUIRE(std::count_if(files.begin(), files.end(), [](const std::string& f) { return f.rfind("data.", 0) == 0; }) == 6);
   REQUIRE(std::count_if(files.begin(), files.end(), [](const std::string& f) { return f.rfind("sig.", 0) == 0; }) == 2);
-  REQUIRE(files[8] == "state.0");
-  REQUIRE(files[9] == "state.1");
+  REQUIRE(files[10] == "state.0");
+  REQUIRE(files[11] == "state.1");
   std::filesystem::remove_all(store);
   // spmd test runs it the same way.
   Subprocess t({SPMD_BIN_PATH, "test", kLocalCollectives});
