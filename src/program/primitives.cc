@@ -27,6 +27,7 @@
 #include "spmd/core/reduction.h"
 #include "spmd/error.h"
 #include "spmd/program/executor.h"
+#include "spmd/program/host_callback.h"
 #include "program/primitive_rules.h"
 #include "spmd/runtime/device.h"
 #include "rendezvous/unbound_axis.h"
@@ -633,6 +634,23 @@ Arrays debug_print_impl(const Primitive&, std::span<const Array> in, const Param
   return {};
 }
 
+// debug_callback(*operands; callback_id): jax.debug.callback. Each device
+// hands host copies of its operands to the front end, which calls the
+// Python function once the run is over (host_callback.h).
+Avals callback_abstract(const Primitive& p, std::span<const Aval>, const Params& params, const AxisEnv&) {
+  params.get<std::int64_t>("callback_id", p.name);
+  return {};
+}
+Arrays callback_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
+  CallbackCall call;
+  call.callback_id = params.get<std::int64_t>("callback_id", p.name);
+  call.device = in_device() ? current_device().id : kHost;
+  for (const Array& a : in) call.operands.push_back(a.to_host());
+  call.loc = loc;
+  record_callback(std::move(call));
+  return {};
+}
+
 // breakpoint(*values; names): jax.debug.breakpoint(); the values are the
 // arrays among the caller's local variables when it was traced.
 Avals breakpoint_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
@@ -880,6 +898,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("custom_vjp_call", call_abstract, call_impl);
   add("pjit", call_abstract, call_impl);
   add("debug_print", debug_print_abstract, debug_print_impl);
+  add("debug_callback", callback_abstract, callback_impl);
   add("debug_breakpoint", breakpoint_abstract, breakpoint_impl);
   add("decision", decision_abstract, decision_impl);
   return r;

@@ -24,6 +24,26 @@ void bind_arrays(py::module_& m);
 void bind_programs(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_errors(py::module_& m);
+
+/// jax.debug.callback (host_callbacks.cc): takes the calls debug_callback
+/// equations make, and makes them on the host after a run (needs the GIL,
+/// on the host). After a run that failed, errors of the callbacks are dropped
+/// (the run's is the one to report).
+void install_host_callbacks();
+void run_host_callbacks();
+void run_host_callbacks_after_error() noexcept;
+/// fn(), then the calls it recorded.
+template <class F>
+auto then_host_callbacks(F&& fn) {
+  try {
+    auto result = fn();
+    run_host_callbacks();
+    return result;
+  } catch (...) {
+    run_host_callbacks_after_error();
+    throw;
+  }
+}
 void link_embedded_module();
 
 /// Makes the Runtime the module's pmap, device_count, ... use, on first use,

@@ -171,6 +171,7 @@ std::vector<program::Atom> to_atoms(const py::sequence& seq) {
 }  // namespace
 
 void bind_programs(py::module_& m) {
+  install_host_callbacks();
   py::class_<program::Program, ProgramHolder>(m, "Program", "a traced program (a jaxpr)")
       .def("jaxpr_text", [](const program::Program& p) { return program::to_jaxpr_text(p); })
       .def_property_readonly("in_avals", [](const program::Program& p) {
@@ -247,8 +248,16 @@ void bind_programs(py::module_& m) {
             }
             // On a device under disable_jit a collective may park this
             // fiber: never while holding the GIL (see pmap_eager).
-            FiberSafeGilRelease release;
-            return program::apply(p, args, ps, where);
+            if (in_device()) {
+              FiberSafeGilRelease release;
+              return program::apply(p, args, ps, where);
+            }
+            // On the host: a program run here (an xla_pmap, a pjit) may
+            // record host callbacks, made once it is over (with the GIL).
+            return then_host_callbacks([&] {
+              FiberSafeGilRelease release;
+              return program::apply(p, args, ps, where);
+            });
           } catch (Error& e) {
             if (!e.report().where.valid()) e.mutable_report().where = where;
             throw;
@@ -258,7 +267,9 @@ void bind_programs(py::module_& m) {
         },
         py::arg("primitive"), py::arg("args"), py::arg("params"), py::arg("loc") = py::none());
 
-  m.def("execute", [](const ProgramHolder& p, const std::vector<Array>& args) { return program::execute(*p, args); });
+  m.def("execute", [](const ProgramHolder& p, const std::vector<Array>& args) {
+    return then_host_callbacks([&] { return program::execute(*p, args); });
+  });
   m.def("primitive_names", &program::primitive_names);
 }
 

@@ -198,9 +198,11 @@ void bind_runtime(py::module_& m) {
 
   m.def("pmap", [](const std::shared_ptr<program::Program>& p, const std::vector<Array>& args, const PmapOptions& o) {
     runtime();  // a clear error when no runtime is set
-    // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
-    FiberSafeGilRelease release;
-    return program::pmap_program(p, args, o);
+    return then_host_callbacks([&] {
+      // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
+      FiberSafeGilRelease release;
+      return program::pmap_program(p, args, o);
+    });
   });
 }
 

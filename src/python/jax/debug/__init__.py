@@ -151,6 +151,36 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     core.bind('debug_breakpoint', *values, names=tuple(names))
 
 
-def callback(callback, *args, ordered=False, **kwargs):
-    raise NotImplementedError('jax.debug.callback runs Python on each device, which spmdsim does not do yet; '
-                              'use jax.debug.print')
+# jax.debug.callback: the functions traced programs call, by id, with the
+# Python values (non-array arguments) fixed when the call was traced.
+_callbacks = []
+
+
+def callback(callback, *args, ordered=False, partitioned=False, **kwargs):
+    """Calls `callback(*args, **kwargs)` with concrete values: at once outside
+    any trace; from a traced function (pmap, jit, shard_map), once per device
+    with that device's values, on the host after the devices' run (no Python
+    runs on a device), in device order. With a deadlock or an error, the calls
+    made before it happen before the report. Returns None, as in JAX."""
+    from jax._src import tree_util
+    if not callable(callback):
+        raise TypeError(f'jax.debug.callback requires a callable, got {callback!r}')
+    leaves, tree = tree_util.tree_flatten((args, kwargs))
+    if core.current_trace() is None and not any(isinstance(l, core.Tracer) for l in leaves):
+        callback(*args, **kwargs)
+        return None
+    arrays = [k for k, l in enumerate(leaves) if isinstance(l, core.Array)]
+    fixed = [None if k in arrays else l for k, l in enumerate(leaves)]  # no tracer outlives its trace
+    _callbacks.append((callback, tree, fixed, arrays))
+    core.bind('debug_callback', *[leaves[k] for k in arrays], callback_id=len(_callbacks) - 1)
+    return None
+
+
+def _call_back(callback_id, device, operands):
+    """The host side of one recorded call (see host_callbacks.cc)."""
+    fn, tree, leaves, arrays = _callbacks[callback_id]
+    values = list(leaves)
+    for k, a in zip(arrays, operands):
+        values[k] = core.ArrayImpl(a)
+    args, kwargs = tree.unflatten(values)
+    fn(*args, **kwargs)
