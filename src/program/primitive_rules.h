@@ -2,7 +2,9 @@
 // Abstract-evaluation and implementation rules of the primitives that live
 // outside primitives.cc (one concept per file); primitives.cc registers them.
 
+#include <cstdint>
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -19,11 +21,35 @@ namespace spmd::program::rules {
 std::vector<Aval> sort_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&);
 std::vector<Array> sort_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
 
-// random_bits(key[, data]; shape, stream): int32 values in [0, 2^31) from a
-// counter-based hash of the key (int32[2]), the stream and the element index.
-std::vector<Aval> random_bits_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+// jax.random's primitives (threefry.cc): keys and bits are uint32 bit
+// patterns in int32 arrays, computed as JAX computes them.
+std::pair<std::uint32_t, std::uint32_t> threefry2x32(std::uint32_t k0, std::uint32_t k1, std::uint32_t x0,
+                                                     std::uint32_t x1);
+// threefry_split(key; shape, partitionable) -> int32[*shape, 2]: JAX's split
+std::vector<Aval> threefry_split_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                         const AxisEnv&);
+std::vector<Array> threefry_split_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
+// threefry_fold_in(key, data) -> int32[2]: JAX's fold_in
+std::vector<Aval> threefry_fold_in_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                           const AxisEnv&);
+std::vector<Array> threefry_fold_in_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
+// threefry_bits(key; shape, width, partitionable) -> JAX's random bits (int64 for width 64)
+std::vector<Aval> threefry_bits_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                        const AxisEnv&);
+std::vector<Array> threefry_bits_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
+// random_unit(bits) -> floats in [0, 1), the mantissa from the bits, as JAX's uniform
+std::vector<Aval> random_unit_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                      const AxisEnv&);
+std::vector<Array> random_unit_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
+// randint_bits(high, low, minval, maxval) -> JAX's randint from two draws of bits
+std::vector<Aval> randint_bits_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
                                        const AxisEnv&);
-std::vector<Array> random_bits_impl(const Primitive& p, std::span<const Array> in, const Params& params,
-                                    SourceLoc loc);
+std::vector<Array> randint_bits_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
+// erf(x), erf_inv(x) (special_functions.cc)
+std::vector<Aval> erf_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&);
+std::vector<Array> erf_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
+std::vector<Aval> erf_inv_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                  const AxisEnv&);
+std::vector<Array> erf_inv_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc);
 
 }  // namespace spmd::program::rules

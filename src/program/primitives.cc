@@ -879,7 +879,13 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("cumprod", cumulative_abstract, cumulative_impl, 1);
   add("rev", rev_abstract, rev_impl);
   add("sort", rules::sort_abstract, rules::sort_impl);
-  add("random_bits", rules::random_bits_abstract, rules::random_bits_impl);
+  add("threefry_split", rules::threefry_split_abstract, rules::threefry_split_impl);
+  add("threefry_fold_in", rules::threefry_fold_in_abstract, rules::threefry_fold_in_impl);
+  add("threefry_bits", rules::threefry_bits_abstract, rules::threefry_bits_impl);
+  add("random_unit", rules::random_unit_abstract, rules::random_unit_impl);
+  add("randint_bits", rules::randint_bits_abstract, rules::randint_bits_impl);
+  add("erf", rules::erf_abstract, rules::erf_impl);
+  add("erf_inv", rules::erf_inv_abstract, rules::erf_inv_impl);
   add("index_update", index_update_abstract, index_update_impl);
   add("psum", reduction_abstract, reduction_impl, 0);
   add("pmean", reduction_abstract, reduction_impl, 1);

@@ -151,10 +151,10 @@ TEST_CASE("python::jnp: arrays too large for the host are clean errors at the us
   CHECK(r.where.line == 3);
 
   r = run_error<OutOfMemoryError>("import jax\nx = jax.random.normal(jax.random.PRNGKey(0), (1 << 40,))\n");
-  CHECK(r.message == "host: out of memory computing random_bits (i32[1099511627776], 4.0 TiB)");
+  CHECK(r.message == "host: out of memory computing threefry_bits (i32[1099511627776], 4.0 TiB)");
   CHECK(r.where.line == 2);
   r = run_error<OutOfMemoryError>("import jax\nkeys = jax.random.split(jax.random.PRNGKey(0), 1 << 40)\n");
-  CHECK(r.message == "host: out of memory computing random_bits (i32[1099511627776,2], 8.0 TiB)");
+  CHECK(r.message == "host: out of memory computing threefry_split (i32[1099511627776,2], 8.0 TiB)");
 
   // numpy's own error, at the user's line rather than inside numpy.
   r = run_error<ProgramError>("import jax.numpy as jnp\nx = jnp.zeros((2**62, 4))\n");

@@ -16,6 +16,8 @@ _values = {
     'jax_platform_name': '',
     'jax_platforms': '',
     'jax_disable_jit': False,
+    # JAX's counter layout for jax.random since JAX 0.5 (random/__init__.py).
+    'jax_threefry_partitionable': True,
     'jax_debug_nans': False,
     'jax_num_cpu_devices': -1,
     # JAX >= 0.8: pmap is jit + shard_map (nested pmaps are an error, outputs

@@ -10,6 +10,8 @@ input that is not active. Rules compute with core.bind, so what they emit is
 differentiable again.
 """
 
+import math
+
 import numpy as np
 
 from jax._src import core
@@ -152,6 +154,8 @@ _UNARY = {
     'acos': lambda x, y: neg(p('rsqrt', sub(1.0, mul(x, x)))),
     'atan': lambda x, y: div(1.0, p('add', 1.0, mul(x, x))),
     'logistic': lambda x, y: mul(y, sub(1.0, y)),
+    'erf': lambda x, y: mul(2.0 / math.sqrt(math.pi), p('exp', neg(mul(x, x)))),
+    'erf_inv': lambda x, y: mul(math.sqrt(math.pi) / 2.0, p('exp', mul(y, y))),
 }
 for _name, _d in _UNARY.items():
     defrules(_name, *_unary(_d))
