@@ -42,37 +42,39 @@ T erf_inv_of(T x) {
   }
   return p * x;
 }
-}  // namespace
 
-std::vector<Aval> erf_inv_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+// One floating-point operand, computed per element in its own precision
+// (float32 for float16/bfloat16/float32, double for float64).
+std::vector<Aval> unary_float_abstract(const Primitive& p, std::span<const Aval> in) {
   if (in.size() != 1 || !is_floating(in[0].dtype)) type_error(p, "takes one floating-point operand");
   return {in[0]};
 }
-std::vector<Array> erf_inv_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
-  const std::int64_t n = in[0].size();
+template <class F>
+std::vector<Array> map_floats(const Array& x, F f) {
+  const std::int64_t n = x.size();
   std::vector<double> out(static_cast<std::size_t>(n));
-  const bool f64 = in[0].dtype() == DType::kFloat64;
+  const bool f64 = x.dtype() == DType::kFloat64;
   for (std::int64_t i = 0; i < n; ++i) {
-    const double x = in[0].element_as_double(i);
-    out[static_cast<std::size_t>(i)] = f64 ? erf_inv_of<double>(x) : static_cast<double>(erf_inv_of<float>(static_cast<float>(x)));
+    const double v = x.element_as_double(i);
+    out[static_cast<std::size_t>(i)] = f64 ? f(v) : static_cast<double>(f(static_cast<float>(v)));
   }
-  return {Array::from_doubles(out, in[0].shape(), in[0].dtype()).with_weak_type(in[0].weak_type())};
+  return {Array::from_doubles(out, x.shape(), x.dtype()).with_weak_type(x.weak_type())};
+}
+}  // namespace
+
+std::vector<Aval> erf_inv_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+  return unary_float_abstract(p, in);
+}
+std::vector<Array> erf_inv_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
+  return map_floats(in[0], [](auto v) { return erf_inv_of(v); });
 }
 
 // erf(x): the error function (the C library's, in the operand's precision).
 std::vector<Aval> erf_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
-  if (in.size() != 1 || !is_floating(in[0].dtype)) type_error(p, "takes one floating-point operand");
-  return {in[0]};
+  return unary_float_abstract(p, in);
 }
 std::vector<Array> erf_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
-  const std::int64_t n = in[0].size();
-  std::vector<double> out(static_cast<std::size_t>(n));
-  const bool f64 = in[0].dtype() == DType::kFloat64;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double x = in[0].element_as_double(i);
-    out[static_cast<std::size_t>(i)] = f64 ? std::erf(x) : static_cast<double>(std::erf(static_cast<float>(x)));
-  }
-  return {Array::from_doubles(out, in[0].shape(), in[0].dtype()).with_weak_type(in[0].weak_type())};
+  return map_floats(in[0], [](auto v) { return std::erf(v); });
 }
 
 }  // namespace spmd::program::rules
