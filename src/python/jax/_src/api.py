@@ -197,7 +197,7 @@ class _PmappedFunction:
         self.cache = {}
         self.names = {}
         self.drift = None
-        self._meshes = {}
+        self._out_shardings_cache = {}
         functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a wrapped pmap or jit is an object like this one
 
     def __call__(self, *args, **kwargs):
@@ -387,8 +387,7 @@ class _PmappedFunction:
         ids = self._mesh_ids(n)
         for leaf, name in zip(leaves, names):
             sharding = getattr(leaf, '_sharding', None)
-            placed = None if sharding is None or not hasattr(sharding, 'mesh') else \
-                sharding.mesh.device_ids.ravel().tolist()
+            placed = None if sharding is None or not hasattr(sharding, 'mesh') else sharding.mesh.device_id_list
             if placed is not None and placed != ids:
                 aval = core.aval_of(leaf)
                 err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of '
@@ -406,14 +405,16 @@ class _PmappedFunction:
         from jax._src.sharding import Mesh, NamedSharding, PartitionSpec
         if _spmd.process_count() > 1:
             return [None] * len(out_axes)
-        ids = self._mesh_ids(n)
-        name = self.axis_name or '_pmap'
-        key = (tuple(ids), name)
-        mesh = self._meshes.get(key)
-        if mesh is None:
-            mesh = self._meshes[key] = Mesh(np.array([Device(i) for i in ids], dtype=object), (name,))
-        return [NamedSharding(mesh, PartitionSpec() if a is None else PartitionSpec(*([None] * a), name))
+        key = (n, tuple(out_axes))
+        shardings = self._out_shardings_cache.get(key)  # one list per signature: the common call costs a lookup
+        if shardings is None:
+            ids = self._mesh_ids(n)
+            name = self.axis_name or '_pmap'
+            mesh = Mesh(np.array([Device(i) for i in ids], dtype=object), (name,))
+            shardings = self._out_shardings_cache[key] = [
+                NamedSharding(mesh, PartitionSpec() if a is None else PartitionSpec(*([None] * a), name))
                 for a in out_axes]
+        return shardings
 
     def _refuse_nesting(self, n):
         t = core.current_trace()
@@ -576,9 +577,9 @@ class _JittedFunction:
             aval = core.aval_of(leaf)
             sharding.check(aval.shape, name, f'One of pjit arguments with pytree key path {name}')
             placed = getattr(leaf, '_sharding', None)
-            want = sharding.mesh.device_ids.ravel().tolist()
-            if placed is not None and hasattr(placed, 'mesh') and placed.mesh.device_ids.ravel().tolist() != want:
-                got = placed.mesh.device_ids.ravel().tolist()
+            want = sharding.mesh.device_id_list
+            if placed is not None and hasattr(placed, 'mesh') and placed.mesh.device_id_list != want:
+                got = placed.mesh.device_id_list
                 err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of '
                                  f'{fname} with shape {aval.str_short()} and device ids {got} on platform CPU and '
                                  f'explicit input sharding with device ids {want} on platform CPU')

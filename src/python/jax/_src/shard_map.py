@@ -207,7 +207,7 @@ class _ShardMapped:
         n_out = len(program.outputs)
         # The innermost pmap puts each mesh position on its device (the
         # mesh's own order: jax.make_mesh's, or any Mesh(devices, names)).
-        ids = self.mesh.device_ids.ravel().tolist()
+        ids = list(self.mesh.device_id_list)
         placed = {} if ids == list(range(len(ids))) else {'devices': tuple(ids)}
         body = program
         for depth in range(len(axes) - 1, 0, -1):

@@ -50,6 +50,7 @@ class Mesh:
         self.devices = devices
         self.axis_names = axis_names
         self.device_ids = np.asarray(ids, dtype=np.int64).reshape(devices.shape)
+        self.device_id_list = ids  # row-major, for quick comparisons of placements
 
     @property
     def shape(self):
