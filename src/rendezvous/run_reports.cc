@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "rendezvous/communicator.h"
 #include "runtime/device_context.h"
@@ -114,11 +115,25 @@ std::vector<std::pair<Key, std::vector<int>>> group_by(const std::vector<std::pa
 }  // namespace
 
 std::vector<DeviceStatus> describe_devices(const std::vector<std::unique_ptr<DeviceContext>>& contexts) {
+  // A context that ran a nested pmap (an outer level of nested pmaps, or of
+  // a shard_map's mesh) is a level, not a device of its own: it is named by
+  // its coordinates ("outer data=0"), so its row is not read as the device
+  // that holds the same id among the inner ones.
+  std::set<const DeviceContext*> parents;
+  for (const auto& c : contexts) {
+    if (c->parent != nullptr) parents.insert(c->parent);
+  }
   std::vector<DeviceStatus> out;
   for (const auto& c : contexts) {
     DeviceStatus s;
     s.device = c->device;
     s.label = c->label;
+    if (parents.count(c.get()) != 0 && !c->env.empty()) {
+      s.label = "outer";
+      for (std::size_t i = 0; i < c->env.size(); ++i) {
+        s.label += (i ? ", " : " ") + c->env[i].name + "=" + std::to_string(c->env[i].index);
+      }
+    }
     s.state = std::string(device_state_name(c->state));
     s.detail = status_detail(*c);
     s.loc = status_loc(*c);
