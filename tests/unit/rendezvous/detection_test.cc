@@ -213,6 +213,13 @@ TEST_CASE("rendezvous::deadlock: nested pmap child skips the inner psum", "[rend
   INFO(e.what());
   REQUIRE(detection_contains(e.report().message, "device 2 (i=1, j=0) waits at psum over 'j' #0"));
   REQUIRE(detection_contains(e.report().message, "device 3 (i=1, j=1) returned after 0 collectives"));
+  // The outer level's rows are named by their coordinates, not as devices 0 and 1.
+  const auto& d = e.report().devices;
+  REQUIRE(d.size() == 6);
+  REQUIRE(d[0].label == "outer i=0");
+  REQUIRE(d[1].label == "outer i=1");
+  REQUIRE(d[2].label == "device 0 (i=0, j=0)");
+  REQUIRE(d[5].label == "device 3 (i=1, j=1)");
 }
 
 TEST_CASE("rendezvous::deadlock: recent events interleave collectives with other events, newest kept",
