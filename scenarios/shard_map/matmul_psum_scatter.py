@@ -24,6 +24,7 @@ a = jnp.asarray(np.arange(16 * 32, dtype=np.float32).reshape(16, 32) % 7)
 b = jnp.asarray(np.arange(32 * 8, dtype=np.float32).reshape(32, 8) % 5)
 a = jax.device_put(a, NamedSharding(mesh, P(None, 'x')))
 b = jax.device_put(b, NamedSharding(mesh, P('x', None)))
-c = jax.shard_map(matmul_reduce_scatter, mesh=mesh, in_specs=(P(None, 'x'), P('x', None)), out_specs=P('x', None))(a, b)
+c = jax.jit(jax.shard_map(matmul_reduce_scatter, mesh=mesh, in_specs=(P(None, 'x'), P('x', None)),
+                          out_specs=P('x', None)))(a, b)
 print('c == a @ b:', bool(np.array_equal(np.asarray(c), np.asarray(a) @ np.asarray(b))))
 print('c blocks:', c.shape, 'over', len(c.addressable_shards), 'devices of', c.addressable_shards[0].data.shape)

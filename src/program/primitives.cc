@@ -900,6 +900,10 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("while", while_abstract, while_impl);
   add("xla_pmap", pmap_abstract, pmap_impl);
   add("stop_gradient", identity_abstract, identity_impl);
+  // sharding_constraint(x; mesh_ids, mesh_shape, axis_names, spec): the
+  // value unchanged; the layout with_sharding_constraint or a shard_map's
+  // out_specs gave it, which a jit passes on to its result.
+  add("sharding_constraint", identity_abstract, identity_impl);
   add("custom_jvp_call", call_abstract, call_impl);
   add("custom_vjp_call", call_abstract, call_impl);
   add("pjit", call_abstract, call_impl);

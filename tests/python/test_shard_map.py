@@ -296,3 +296,25 @@ def test_jit_in_and_out_shardings_check_and_place_the_global_values():
                                          r'<lambda> with shape f32\[4,4\] and device ids \[0, 1\] on platform CPU and '
                                          r'explicit input sharding with device ids \[0, 1, 2, 3, 4, 5, 6, 7\]'):
         f(elsewhere, jnp.eye(4))
+
+
+def test_with_sharding_constraint_and_a_jit_of_shard_map_pass_their_layout_on():
+    mesh = mesh_2x4()
+    f = jax.jit(jax.shard_map(lambda a, b: lax.psum_scatter(a @ b, 'model', scatter_dimension=0, tiled=True),
+                              mesh=mesh, in_specs=(P('data', 'model'), P('model', None)),
+                              out_specs=P(('data', 'model'))))
+    c = f(jnp.ones((8, 16)), jnp.ones((16, 4)))
+    assert np.asarray(c).tolist() == [[16.0] * 4] * 8
+    assert c.sharding == NamedSharding(mesh, P(('data', 'model')))
+    g = jax.jit(lambda x: lax.with_sharding_constraint(x * 2, NamedSharding(mesh, P('model'))))
+    y = g(jnp.arange(8.0))
+    assert np.asarray(y).tolist() == [2.0 * k for k in range(8)] and y.sharding.spec == P('model')
+    assert 'sharding_constraint[' in str(jax.make_jaxpr(g)(jnp.arange(8.0)))
+    # Values and gradients pass through it unchanged; outside jit the array keeps the layout.
+    grad = jax.grad(lambda x: jnp.sum(lax.with_sharding_constraint(x * x, NamedSharding(mesh, P('data')))))
+    assert np.asarray(grad(jnp.arange(4.0))).tolist() == [0.0, 2.0, 4.0, 6.0]
+    with jax.sharding.use_mesh(mesh):
+        assert lax.with_sharding_constraint(jnp.arange(4.0), P('data')).sharding == NamedSharding(mesh, P('data'))
+    with pytest.raises(ValueError, match=r'^One of with_sharding_constraint arguments with pytree key path x was '
+                                         r'given the sharding of .* divisible by 2, but it is equal to 3'):
+        lax.with_sharding_constraint(jnp.arange(3.0), NamedSharding(mesh, P('data')))

@@ -522,7 +522,7 @@ class _JittedFunction:
             flat_fun = self._flat_fun(args, statics, static_kw, dyn_pos, dyn_kw, tree)
             names = _leaf_names(self.fun, dyn_pos, tree, dyn_kw)
             program, out_tree, captured = core.trace_function(flat_fun, avals, 'jit', names, info_from=self.fun)
-            entry = (program, out_tree, captured)
+            entry = (program, out_tree, captured, _constrained_outputs(program))
             if not captured:
                 self.cache[key] = entry
         return entry, leaves
@@ -530,7 +530,7 @@ class _JittedFunction:
     def __call__(self, *args, **kwargs):
         if config.read('jax_disable_jit'):
             return self.fun(*args, **kwargs)  # plain Python, as in JAX
-        (program, out_tree, captured), leaves = self.trace(*args, **kwargs)
+        (program, out_tree, captured, constrained), leaves = self.trace(*args, **kwargs)
         if self.in_shardings is not None and core.current_trace() is None:
             self._check_inputs(args, kwargs)
         if core.current_trace() is not None:
@@ -540,7 +540,7 @@ class _JittedFunction:
                              name=getattr(self.fun, '__name__', 'fun'))
             return out_tree.unflatten(outs)
         outs = _spmd.execute(program, [_to_concrete(l) for l in leaves] + [_to_concrete(c) for c in captured])
-        shardings = [None] * len(outs) if self.out_shardings is None else self._place_outputs(out_tree, outs)
+        shardings = constrained if self.out_shardings is None else self._place_outputs(out_tree, outs)
         return out_tree.unflatten([core.ArrayImpl(o, s) for o, s in zip(outs, shardings)])
 
     # --- in_shardings / out_shardings: where the global values live ------------------
@@ -599,6 +599,19 @@ class _JittedFunction:
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
+
+
+def _constrained_outputs(program):
+    """Per output of a jitted program, the layout a sharding_constraint
+    gave it (with_sharding_constraint, a shard_map's out_specs), or None:
+    the jit's result carries it, as JAX's does."""
+    from jax._src import sharding
+    made_by = {}
+    for prim, _, outs, params, _ in program.equations:
+        if prim == 'sharding_constraint':
+            made_by[outs[0]] = params
+    return [sharding.sharding_of(made_by[a]) if isinstance(a, int) and a in made_by else None
+            for a in program.outputs]
 
 
 class ClosedJaxpr:

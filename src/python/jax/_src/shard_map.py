@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from jax._src import api, core, drift, tree_util
+from jax._src import api, core, drift, sharding, tree_util
 from jax._src.sharding import Mesh, NamedSharding, PartitionSpec
 
 
@@ -328,8 +328,8 @@ class _ShardMapped:
             order.append(len(kept) + d)
             final.append(size)
         out = jnp.reshape(jnp.transpose(a, order), final)
-        # A known result remembers its layout, as JAX's outputs do.
-        return out if isinstance(out, core.Tracer) else core.ArrayImpl(out._value, NamedSharding(self.full_mesh, spec))
+        # The result remembers its layout, as JAX's outputs do (in a jit too).
+        return sharding.constrain(out, NamedSharding(self.full_mesh, spec))
 
     def _replication_error(self, name, axis, spec, rows, r):
         diff = np.max(np.abs(np.asarray(rows[r], dtype=np.float64) - np.asarray(rows[0], dtype=np.float64))) \

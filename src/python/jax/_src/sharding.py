@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from jax._src import api
+from jax._src import api, core
 
 
 class PartitionSpec(tuple):
@@ -216,6 +216,56 @@ class SingleDeviceSharding:
 
     def __repr__(self):
         return f'SingleDeviceSharding(device={api.devices()[self.device_id]!r})'
+
+
+# --- a layout inside traced programs ----------------------------------------------
+
+def constrain(x, sharding):
+    """`x` laid out by `sharding` (a NamedSharding): a concrete array keeps
+    it; in a trace a sharding_constraint equation records it, and a jit
+    gives its result that layout (sharding_of)."""
+    if isinstance(x, core.Tracer):
+        mesh = sharding.mesh
+        spec = tuple('' if p is None else ','.join(p) if isinstance(p, tuple) else p for p in sharding.spec)
+        return core.bind1('sharding_constraint', x, mesh_ids=tuple(mesh.device_id_list),
+                          mesh_shape=tuple(mesh.axis_sizes), axis_names=tuple(mesh.axis_names), spec=spec)
+    value = x._value if isinstance(x, core.ArrayImpl) else core.to_spmd_array(x)
+    return core.ArrayImpl(value, sharding)
+
+
+def sharding_of(params):
+    """The NamedSharding a sharding_constraint equation's parameters describe."""
+    devices = np.array([api.Device(int(i)) for i in params['mesh_ids']], dtype=object)
+    mesh = Mesh(devices.reshape(tuple(int(d) for d in params['mesh_shape'])), tuple(params['axis_names']))
+    parts = [None if not p else tuple(p.split(',')) if ',' in p else p for p in params['spec']]
+    return NamedSharding(mesh, PartitionSpec(*parts))
+
+
+def with_sharding_constraint(x, shardings):
+    """jax.lax.with_sharding_constraint: the values unchanged, laid out as
+    `shardings` (a NamedSharding, or a PartitionSpec under a mesh context, or
+    a pytree prefix of them) says; checked to fit."""
+    from jax._src import tree_util
+    leaves, tree = tree_util.tree_flatten(x)
+    specs = tree_util.broadcast_prefix(shardings, tree, 'with_sharding_constraint shardings',
+                                       is_spec=lambda s: s is None or isinstance(s, (NamedSharding, PartitionSpec)))
+    paths = tree_util.tree_paths(tree)
+    out = []
+    for leaf, s, path in zip(leaves, specs, paths):
+        if s is None:
+            out.append(leaf)
+            continue
+        if isinstance(s, PartitionSpec):
+            if not Mesh._stack:
+                err = ValueError(f'with_sharding_constraint got {s!r}, a PartitionSpec, but no mesh is set')
+                err._spmd_hint = ('pass NamedSharding(mesh, P(...)), or set a mesh: with jax.sharding.use_mesh(mesh): '
+                                  '... or jax.set_mesh(mesh)')
+                raise err
+            s = NamedSharding(Mesh._stack[-1], s)
+        s.check(core.aval_of(leaf).shape, 'x' + path,
+                f'One of with_sharding_constraint arguments with pytree key path x{path}')
+        out.append(constrain(leaf, s))
+    return tree.unflatten(out)
 
 
 class _UseMesh:

@@ -582,3 +582,8 @@ def dynamic_update_index_in_dim(operand, update, index, axis):
         ushape.insert(axis, 1)
         update = reshape(update, ushape)
     return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def with_sharding_constraint(x, shardings):
+    from jax._src.sharding import with_sharding_constraint as constrain
+    return constrain(x, shardings)

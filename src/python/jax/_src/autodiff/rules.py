@@ -26,6 +26,12 @@ def defrules(name, jvp, vjp):
     _VJP[name] = vjp
 
 
+# A layout annotation is linear and leaves values as they are: tangents and
+# cotangents pass through it.
+defrules('sharding_constraint', lambda eq, primals, tangents, outs: [tangents[0]],
+         lambda eq, cts, primals, outs, active: [cts[0]])
+
+
 def not_implemented(primitive, hint=None):
     err = NotImplementedError(f"Differentiation rule for '{primitive}' not implemented")
     err._spmd_hint = hint or (f"spmdsim has no gradient for '{primitive}'; wrap the value in "
