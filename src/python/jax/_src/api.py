@@ -386,18 +386,9 @@ class _PmappedFunction:
             return
         ids = self._mesh_ids(n)
         for leaf, name in zip(leaves, names):
-            sharding = getattr(leaf, '_sharding', None)
-            placed = None if sharding is None or not hasattr(sharding, 'mesh') else sharding.mesh.device_id_list
-            if placed is not None and placed != ids:
-                aval = core.aval_of(leaf)
-                err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of '
-                                 f'{fname} with shape {aval.str_short()} and device ids {placed} on platform CPU '
-                                 f'and explicit input sharding with device ids {ids} on platform CPU')
-                err._spmd_hint = (f'the new jax.pmap does not reshard its inputs: {name} was placed on devices '
-                                  f'{placed} (its .sharding), the pmap runs on {ids}; jax.device_put it onto the '
-                                  "pmap's devices, or pass devices= to pmap (see JAX's guide \"Migrating to the "
-                                  'new jax.pmap")')
-                raise err
+            _check_placement(leaf, name, fname, ids, "the new jax.pmap does not reshard its inputs; jax.device_put it "
+                             "onto the pmap's devices, or pass devices= to pmap (see JAX's guide \"Migrating to the "
+                             'new jax.pmap")')
 
     def _out_shardings(self, out_axes, n):
         """Each output's NamedSharding over the pmap's 1-D mesh, as the new
@@ -576,16 +567,9 @@ class _JittedFunction:
                 continue
             aval = core.aval_of(leaf)
             sharding.check(aval.shape, name, f'One of pjit arguments with pytree key path {name}')
-            placed = getattr(leaf, '_sharding', None)
-            want = sharding.mesh.device_id_list
-            if placed is not None and hasattr(placed, 'mesh') and placed.mesh.device_id_list != want:
-                got = placed.mesh.device_id_list
-                err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of '
-                                 f'{fname} with shape {aval.str_short()} and device ids {got} on platform CPU and '
-                                 f'explicit input sharding with device ids {want} on platform CPU')
-                err._spmd_hint = (f'{name} is placed on devices {got} (its .sharding); jax.device_put it onto '
-                                  f'{want} first, or give in_shardings the devices it is on')
-                raise err
+            _check_placement(leaf, name, fname, sharding.mesh.device_id_list,
+                             'jit does not move an array placed elsewhere; jax.device_put it onto those devices '
+                             'first, or give in_shardings the devices it is on')
 
     def _place_outputs(self, out_tree, outs):
         shardings = self._shardings(self.out_shardings, out_tree, 'out_shardings')
@@ -599,6 +583,20 @@ class _JittedFunction:
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
+
+
+def _check_placement(leaf, name, fname, ids, how_to_fix):
+    """JAX's error for an argument already placed (its NamedSharding) on other
+    devices than the computation's `ids`: jit and the new pmap do not move it."""
+    sharding = getattr(leaf, '_sharding', None)
+    placed = sharding.mesh.device_id_list if sharding is not None and hasattr(sharding, 'mesh') else None
+    if placed is None or placed == ids:
+        return
+    err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of {fname} with '
+                     f'shape {core.aval_of(leaf).str_short()} and device ids {placed} on platform CPU and explicit '
+                     f'input sharding with device ids {ids} on platform CPU')
+    err._spmd_hint = f'{name} is placed on devices {placed} (its .sharding), the computation runs on {ids}: {how_to_fix}'
+    raise err
 
 
 def _constrained_outputs(program):
