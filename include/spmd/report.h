@@ -23,6 +23,8 @@ struct ReportTable {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
   bool empty() const { return rows.empty(); }
+  /// The header and rows in aligned columns, each line starting with `indent`.
+  std::string to_text(const std::string& indent) const;
 };
 
 /// Where one device stands when the run stopped.

@@ -53,6 +53,9 @@ void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::str
     cmd->add_option("--timeline", s.timeline_path, "write a Chrome trace event file (chrome://tracing, Perfetto)")
         ->check(spmd::cli::output_path());
     cmd->add_flag("--deterministic", s.deterministic, "leave timestamps out of --trace so traces compare as text");
+    cmd->add_flag("--explain", s.explain,
+                  "for every pmap, print how its arguments were split or replicated, what each device returned "
+                  "and which collectives the devices ran (also in --format json)");
   }
 }
 

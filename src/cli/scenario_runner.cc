@@ -12,6 +12,7 @@
 
 #include "cli/breakpoint_prompt.h"
 #include "cli/device_status_observer.h"
+#include "cli/explain_observer.h"
 #include "cli/scenario_header.h"
 #include "python/embed/python_runner.h"
 #include "spmd/debug/debug_print.h"
@@ -133,6 +134,7 @@ Json RunOutcome::to_json() const {
   }
   j.set("devices", std::move(ds));
   j.set("report", report ? report->to_json() : Json());
+  if (!explain.is_null()) j.set("explain", explain);
   j.set("stdout", stdout_text);
   return j;
 }
@@ -213,6 +215,18 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     opts.process_local_devices = layout.local_devices;
     auto status = std::make_shared<DeviceStatusObserver>(opts.recent_events);
     opts.observers.push_back(status);
+    std::shared_ptr<ExplainObserver> explain;
+    if (settings.explain) {
+      explain = std::make_shared<ExplainObserver>(&err);
+      opts.observers.push_back(explain);
+    }
+    struct ExplainFacts {
+      std::shared_ptr<ExplainObserver>& explain;
+      RunOutcome& outcome;
+      ~ExplainFacts() {
+        if (explain) outcome.explain = explain->runs();
+      }
+    } explain_facts{explain, outcome};
     std::shared_ptr<JsonlTraceWriter> trace;
     std::shared_ptr<ChromeTraceWriter> timeline;
     if (!settings.trace_path.empty()) {

@@ -43,6 +43,7 @@ struct RunSettings {
   std::string timeline_path;
   bool deterministic = false;
   bool strict = false;                   // --strict: warnings about the program (parameter drift) are errors
+  bool explain = false;                  // --explain: each pmap's layout and collectives, on stderr and in JSON
   BreakpointMode breakpoints = BreakpointMode::kAuto;
   // Several processes (see process_launcher.h): their number, this one's
   // index (unset: `spmd run` launches them all), the directory they share.
@@ -62,6 +63,7 @@ struct RunOutcome {
   int device_count = 0;               // jax.device_count() of the run
   int local_device_count = 0;         // jax.local_device_count(): fewer with local devices across processes
   std::string stdout_text;            // when captured
+  Json explain;                       // --explain: one object per pmap run (null without it)
 
   Json to_json() const;
   /// "ok: 3 pmap runs on 8 devices" / "deadlock (exit 3)".

@@ -258,6 +258,21 @@ PmapPlan plan_pmap(const RuntimeOptions& ropts, LocalDevices local, const Device
   return plan;
 }
 
+// How argument k reaches the devices (RunInfo::arguments, for --explain).
+ValueLayout argument_layout(const PmapPlan& plan, const Array& arg, const PmapOptions& o, std::size_t k) {
+  ValueLayout v;
+  v.name = arg_label(o, k);
+  v.shape = arg.shape();
+  v.dtype = arg.dtype();
+  v.per_device = arg.shape();
+  if (plan.in_axes[k]) {
+    v.mapped_axis = *plan.in_axes[k];
+    const auto first = v.per_device.begin() + v.mapped_axis;
+    v.per_device.erase(first, first + static_cast<std::ptrdiff_t>(plan.axes.size()));
+  }
+  return v;
+}
+
 // Coordinates of flat index i over the plan's axes (row-major).
 std::vector<int> coordinates(const PmapPlan& plan, int i) {
   std::vector<int> c(plan.axes.size());
@@ -422,7 +437,8 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
     if (args[k].valid()) check_placement(args[k], "pmap");
   }
   PmapPlan plan = plan_pmap(runtime.options, runtime.local, nullptr, args, options);
-  RunInfo info{std::string(runtime.backend->name()), plan.devices, axes_text(plan.axes), options.loc};
+  RunInfo info{std::string(runtime.backend->name()), plan.devices, axes_text(plan.axes), options.loc, {}, {}};
+  for (std::size_t k = 0; k < args.size(); ++k) info.arguments.push_back(argument_layout(plan, args[k], options, k));
   Run run(runtime, info);
   {
     std::lock_guard<std::mutex> lock(runtime.active_mu);
@@ -471,8 +487,25 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
       throw;
     }
   }
+  std::vector<Array> outs;
+  try {
+    outs = stack_outputs(plan, lr.results, options, lr.contexts);
+  } catch (Error& e) {
+    for (const auto& o : runtime.options.observers) o->on_run_end(info, &e.report());
+    throw;
+  }
+  for (std::size_t j = 0; j < outs.size(); ++j) {
+    ValueLayout v;
+    v.name = out_label(options, j);
+    v.shape = outs[j].shape();
+    v.dtype = outs[j].dtype();
+    const MapAxis axis = options.out_axes.empty() ? MapAxis{0} : options.out_axes[j];
+    v.per_device = lr.results.empty() ? outs[j].shape() : lr.results[0][j].shape();
+    if (axis) v.mapped_axis = *axis < 0 ? *axis + static_cast<int>(v.per_device.size()) + 1 : *axis;
+    info.outputs.push_back(std::move(v));
+  }
   for (const auto& o : runtime.options.observers) o->on_run_end(info, nullptr);
-  return stack_outputs(plan, lr.results, options, lr.contexts);
+  return outs;
 }
 
 int plan_top_level_axis_size(RuntimeState& runtime, std::span<const Array> args, const PmapOptions& options) {

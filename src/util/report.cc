@@ -6,9 +6,9 @@
 
 namespace spmd {
 
-namespace {
-
-void render_table(const ReportTable& t, std::string& out, const std::string& indent) {
+std::string ReportTable::to_text(const std::string& indent) const {
+  std::string out;
+  const ReportTable& t = *this;
   std::vector<std::size_t> width(t.columns.size(), 0);
   for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
   for (const auto& row : t.rows) {
@@ -26,9 +26,8 @@ void render_table(const ReportTable& t, std::string& out, const std::string& ind
   };
   line(t.columns);
   for (const auto& row : t.rows) line(row);
+  return out;
 }
-
-}  // namespace
 
 std::string Report::to_text() const {
   std::string out = "error[" + kind + "]: " + message + "\n";
@@ -46,7 +45,7 @@ std::string Report::to_text() const {
   for (const auto& d : details) out += "  " + d + "\n";
   if (!table.empty()) {
     out += "\n";
-    render_table(table, out, "    ");
+    out += table.to_text("    ");
   }
   if (!devices.empty()) {
     out += "\n  devices:\n";
@@ -56,7 +55,7 @@ std::string Report::to_text() const {
       t.rows.push_back({d.label.empty() ? std::to_string(d.device) : d.label, d.state, d.detail,
                         d.loc.valid() ? d.loc.to_string() : "", std::to_string(d.collectives_done)});
     }
-    render_table(t, out, "    ");
+    out += t.to_text("    ");
     bool any_recent = std::any_of(devices.begin(), devices.end(), [](const auto& d) { return !d.recent.empty(); });
     if (any_recent) {
       out += "\n  last events:\n";
