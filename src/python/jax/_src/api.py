@@ -153,12 +153,12 @@ def _pmap_arg(x, name):
     return _to_concrete(x)
 
 
-def _check_axes_leaves(axes, what):
-    """JAX's check that in_axes / out_axes hold only ints and None."""
+def _check_axes_leaves(axes, what, transform='pmap'):
+    """JAX's check that in_axes / out_axes (of pmap, or vmap) hold only ints and None."""
     bad = [l for l in tree_util.tree_leaves(axes) if type(l) is not int]
     if bad:
-        raise TypeError(f'pmap {what} must be an int, None, or (nested) container with those types as leaves, '
-                        f'but got {axes}.')
+        raise TypeError(f'{transform} {what} must be an int, None, or (nested) container with those types as '
+                        f'leaves, but got {axes}.')
 
 
 # --- pmap ------------------------------------------------------------------------

@@ -40,13 +40,6 @@ class _Lanes:
         self.values = list(values)
 
 
-def _check_axes_leaves(axes, what):
-    bad = [l for l in tree_util.tree_leaves(axes) if type(l) is not int]
-    if bad:
-        raise TypeError(f'vmap {what} must be an int, None, or (nested) container with those types as leaves, '
-                        f'but got {axes}.')
-
-
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     if not callable(fun):
         raise TypeError(f'vmap requires a callable as its first argument, got {fun!r}')
@@ -55,8 +48,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     if not (in_axes is None or isinstance(in_axes, (int, tuple, dict))) or isinstance(in_axes, bool):
         raise TypeError('vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional '
                         f'arguments passed to the function, but got {in_axes}.')
-    _check_axes_leaves(in_axes, 'in_axes')
-    _check_axes_leaves(out_axes, 'out_axes')
+    api._check_axes_leaves(in_axes, 'in_axes', 'vmap')
+    api._check_axes_leaves(out_axes, 'out_axes', 'vmap')
     if axis_name is not None and not isinstance(axis_name, str):
         raise TypeError(f'vmap axis_name must be a string, got {axis_name!r}')
 
