@@ -262,6 +262,10 @@ def test_axis_names_makes_the_other_mesh_axes_automatic():
     with pytest.raises(ValueError, match=r"requires axis_names=\{'pipe'\} to be a subset of mesh.axis_names="
                                          r"\('data', 'model'\)"):
         jax.shard_map(lambda b: b, mesh=mesh, in_specs=P(), out_specs=P(), axis_names={'pipe'})
+    with pytest.raises(ValueError, match='leaves no mesh axis manual'):
+        experimental_shard_map(lambda b: b, mesh, P(), P(), auto=frozenset({'data', 'model'}))
+    with pytest.raises(ValueError, match=r"names 'pipe', which is not an axis of the mesh"):
+        experimental_shard_map(lambda b: b, mesh, P(), P(), auto=frozenset({'pipe'}))
     with pytest.raises(TypeError, match='`axis_names` argument of shard_map should be of type `frozenset` or `set`'):
         jax.shard_map(lambda b: b, mesh=mesh, in_specs=P(), out_specs=P(), axis_names=['data'])
 

@@ -65,10 +65,18 @@ def _manual_axes(mesh, axis_names, auto):
             raise TypeError(f'`{what}` argument of shard_map should be of type `frozenset` or `set`. Got type: '
                             f'{type(names)}')
     everything = frozenset(mesh.axis_names)
+    for name in auto:
+        if name not in everything:
+            raise ValueError(f'shard_map auto={set(auto)} names {name!r}, which is not an axis of the mesh '
+                             f'{mesh.axis_names}')
     manual = frozenset(axis_names) or everything - frozenset(auto)
     if not manual <= everything:
         raise ValueError(f'jax.shard_map requires axis_names={set(manual)} to be a subset of '
                          f'mesh.axis_names={mesh.axis_names}')
+    if not manual:
+        err = ValueError(f'shard_map with auto={set(auto)} leaves no mesh axis manual: there is nothing to map over')
+        err._spmd_hint = 'leave at least one mesh axis out of auto= (or name it in axis_names=)'
+        raise err
     return tuple(n for n in mesh.axis_names if n in manual)
 
 
