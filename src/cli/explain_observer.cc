@@ -1,6 +1,7 @@
 #include "cli/explain_observer.h"
 
 #include "rendezvous/run_reports.h"
+#include "spmd/core/shape.h"
 #include "spmd/report.h"
 
 namespace spmd::cli {
@@ -9,19 +10,12 @@ namespace {
 
 std::string axis_text(int axis) { return axis < 0 ? "None" : std::to_string(axis); }
 
-// JAX's abstract-value spelling, as reports write operands: f32[4,3].
-std::string aval_text(DType dtype, const Shape& shape) {
-  std::string s = std::string(dtype_short_name(dtype)) + "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 Json layout_json(const ValueLayout& v, const char* axis_key) {
   Json j = Json::object();
   j.set("name", v.name);
-  j.set("shape", aval_text(v.dtype, v.shape));
+  j.set("shape", abstract_type(v.dtype, v.shape));
   j.set(axis_key, v.mapped_axis < 0 ? Json() : Json(v.mapped_axis));
-  j.set("per_device", aval_text(v.dtype, v.per_device));
+  j.set("per_device", abstract_type(v.dtype, v.per_device));
   return j;
 }
 
@@ -51,14 +45,16 @@ void ExplainObserver::on_run_end(const RunInfo& info, const Report* failure) {
   ReportTable args{{"argument", "global", "in_axes", "per device", "how"}, {}};
   Json jargs = Json::array();
   for (const ValueLayout& v : info.arguments) {
-    args.rows.push_back({v.name, aval_text(v.dtype, v.shape), axis_text(v.mapped_axis), aval_text(v.dtype, v.per_device),
+    args.rows.push_back({v.name, abstract_type(v.dtype, v.shape), axis_text(v.mapped_axis),
+                         abstract_type(v.dtype, v.per_device),
                          v.mapped_axis < 0 ? "replicated: every device gets all of it" : "split"});
     jargs.push(layout_json(v, "in_axes"));
   }
   ReportTable outs{{"output", "per device", "out_axes", "returned", "how"}, {}};
   Json jouts = Json::array();
   for (const ValueLayout& v : info.outputs) {
-    outs.rows.push_back({v.name, aval_text(v.dtype, v.per_device), axis_text(v.mapped_axis), aval_text(v.dtype, v.shape),
+    outs.rows.push_back({v.name, abstract_type(v.dtype, v.per_device), axis_text(v.mapped_axis),
+                         abstract_type(v.dtype, v.shape),
                          v.mapped_axis < 0 ? "one copy (equal on every device)" : "stacked"});
     jouts.push(layout_json(v, "out_axes"));
   }

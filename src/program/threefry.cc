@@ -44,12 +44,6 @@ std::pair<u32, u32> threefry2x32(u32 k0, u32 k1, u32 x0, u32 x1) {
 
 namespace {
 
-std::int64_t count_of(const std::vector<std::int64_t>& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
-  return n;
-}
-
 std::pair<u32, u32> key_of(const Array& key) {
   Array k = key.to_host();
   const auto* w = static_cast<const std::int32_t*>(k.raw_data());
@@ -112,7 +106,7 @@ std::vector<Aval> threefry_split_abstract(const Primitive& p, std::span<const Av
 }
 std::vector<Array> threefry_split_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
   const auto shape = params.get<std::vector<std::int64_t>>("shape", p.name);
-  const std::int64_t n = count_of(shape);
+  const std::int64_t n = num_elements(shape);
   auto [k0, k1] = key_of(in[0]);
   std::vector<u32> keys(static_cast<std::size_t>(2 * n));
   if (params.get<bool>("partitionable", p.name)) {
@@ -160,7 +154,7 @@ std::vector<Array> threefry_bits_impl(const Primitive& p, std::span<const Array>
   const auto& shape_v = params.get<std::vector<std::int64_t>>("shape", p.name);
   const Shape shape(shape_v.begin(), shape_v.end());
   const std::int64_t width = params.get<std::int64_t>("width", p.name);
-  const std::int64_t n = count_of(shape_v);
+  const std::int64_t n = num_elements(shape_v);
   auto [k0, k1] = key_of(in[0]);
   if (params.get<bool>("partitionable", p.name)) {
     auto [a, b] = hash_iota_2x32(k0, k1, n);

@@ -537,22 +537,9 @@ class _JittedFunction:
     # --- in_shardings / out_shardings: where the global values live ------------------
 
     def _shardings(self, spec_tree, tree, what):
-        from jax._src.sharding import Mesh, NamedSharding, PartitionSpec
-
-        def is_spec(x):
-            return x is None or isinstance(x, (NamedSharding, PartitionSpec))
-        flat = tree_util.broadcast_prefix(spec_tree, tree, f'jit {what}', is_spec=is_spec)
-        out = []
-        for s in flat:
-            if isinstance(s, PartitionSpec):
-                if not Mesh._stack:
-                    err = ValueError(f'jit {what} got {s!r}, a PartitionSpec, but no mesh is set to give it devices')
-                    err._spmd_hint = ('pass NamedSharding(mesh, P(...)), or set a mesh: with jax.sharding.use_mesh('
-                                      'mesh): ... or jax.set_mesh(mesh)')
-                    raise err
-                s = NamedSharding(Mesh._stack[-1], s)
-            out.append(s)
-        return out
+        from jax._src import sharding
+        flat = tree_util.broadcast_prefix(spec_tree, tree, f'jit {what}', is_spec=sharding.is_sharding_spec)
+        return [sharding.named(s, f'jit {what}') for s in flat]
 
     def _check_inputs(self, args, kwargs):
         """Each argument fits its in_sharding, and one already placed
@@ -595,7 +582,8 @@ def _check_placement(leaf, name, fname, ids, how_to_fix):
     err = ValueError(f'Received incompatible devices for jitted computation. Got argument {name} of {fname} with '
                      f'shape {core.aval_of(leaf).str_short()} and device ids {placed} on platform CPU and explicit '
                      f'input sharding with device ids {ids} on platform CPU')
-    err._spmd_hint = f'{name} is placed on devices {placed} (its .sharding), the computation runs on {ids}: {how_to_fix}'
+    err._spmd_hint = (f'{name} is placed on devices {placed} (its .sharding), the computation runs on {ids}: '
+                      f'{how_to_fix}')
     raise err
 
 

@@ -241,27 +241,39 @@ def sharding_of(params):
     return NamedSharding(mesh, PartitionSpec(*parts))
 
 
+def is_sharding_spec(x):
+    """A leaf of a tree of shardings: None, a NamedSharding or a PartitionSpec."""
+    return x is None or isinstance(x, (NamedSharding, PartitionSpec))
+
+
+def named(spec, what):
+    """`spec` as a NamedSharding: a PartitionSpec takes the mesh set around
+    the call (use_mesh / set_mesh), as JAX's jit and with_sharding_constraint
+    do; `what` names the caller in the error when none is set."""
+    if not isinstance(spec, PartitionSpec):
+        return spec
+    if not Mesh._stack:
+        err = ValueError(f'{what} got {spec!r}, a PartitionSpec, but no mesh is set to give it devices')
+        err._spmd_hint = ('pass NamedSharding(mesh, P(...)), or set a mesh: with jax.sharding.use_mesh(mesh): ... '
+                          'or jax.set_mesh(mesh)')
+        raise err
+    return NamedSharding(Mesh._stack[-1], spec)
+
+
 def with_sharding_constraint(x, shardings):
     """jax.lax.with_sharding_constraint: the values unchanged, laid out as
     `shardings` (a NamedSharding, or a PartitionSpec under a mesh context, or
     a pytree prefix of them) says; checked to fit."""
     from jax._src import tree_util
     leaves, tree = tree_util.tree_flatten(x)
-    specs = tree_util.broadcast_prefix(shardings, tree, 'with_sharding_constraint shardings',
-                                       is_spec=lambda s: s is None or isinstance(s, (NamedSharding, PartitionSpec)))
+    specs = tree_util.broadcast_prefix(shardings, tree, 'with_sharding_constraint shardings', is_spec=is_sharding_spec)
     paths = tree_util.tree_paths(tree)
     out = []
     for leaf, s, path in zip(leaves, specs, paths):
         if s is None:
             out.append(leaf)
             continue
-        if isinstance(s, PartitionSpec):
-            if not Mesh._stack:
-                err = ValueError(f'with_sharding_constraint got {s!r}, a PartitionSpec, but no mesh is set')
-                err._spmd_hint = ('pass NamedSharding(mesh, P(...)), or set a mesh: with jax.sharding.use_mesh(mesh): '
-                                  '... or jax.set_mesh(mesh)')
-                raise err
-            s = NamedSharding(Mesh._stack[-1], s)
+        s = named(s, 'with_sharding_constraint')
         s.check(core.aval_of(leaf).shape, 'x' + path,
                 f'One of with_sharding_constraint arguments with pytree key path x{path}')
         out.append(constrain(leaf, s))
