@@ -17,6 +17,7 @@
 #include "cli/signals.h"
 #include "cli/test_command.h"
 #include "spmd/config.h"
+#include "spmd/diagnose/diagnose.h"
 #include "spmd/error.h"
 #include "spmd/runtime/runtime.h"
 #include "spmd/trace/replay.h"
@@ -158,10 +159,25 @@ int main(int argc, char** argv) {
   replay->add_option("--devices", replay_devices, "minimum virtual devices (the trace's own count is used when larger)")
       ->check(CLI::Range(1, 1 << 20));
 
+  std::vector<std::string> diagnose_files;
+  std::string diagnose_format = "text", diagnose_timeline;
+  auto* diagnose = app.add_subcommand(
+      "diagnose",
+      "explain a hung or failed GPU job from what it left: NCCL_DEBUG=INFO logs of its ranks, or PyTorch "
+      "flight-recorder dumps (pickle or JSON); the verdict and report of a simulated run");
+  diagnose->add_option("inputs", diagnose_files,
+                       "the ranks' NCCL logs (one file of interleaved ranks, or one per rank) or flight-recorder dumps "
+                       "(one per rank, named ...<rank>); a directory stands for the files in it")
+      ->required();
+  diagnose->add_option("--format", diagnose_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  diagnose->add_option("--timeline", diagnose_timeline, "also write the ranks' calls as a Chrome trace (Perfetto)")
+      ->check(spmd::cli::output_path());
+
   if (argc > 1 && argv[1][0] != '-') {
     std::string cmd = argv[1];
-    if (cmd != "run" && cmd != "test" && cmd != "replay") {
-      std::cerr << "spmd: unknown command '" << cmd << "'\n  hint: the commands are run, test and replay; see 'spmd --help'\n";
+    if (cmd != "run" && cmd != "test" && cmd != "replay" && cmd != "diagnose") {
+      std::cerr << "spmd: unknown command '" << cmd
+                << "'\n  hint: the commands are run, test, replay and diagnose; see 'spmd --help'\n";
       spmd::cli::mark_finished();
       return 2;
     }
@@ -255,6 +271,39 @@ int main(int argc, char** argv) {
         o.devices = e.report().devices;
       }
       if (replay_format == "json") {
+        print_outcome(o, "json");
+      } else if (o.report) {
+        std::cerr << o.report->to_text() << std::flush;
+      }
+      code = o.exit_code;
+    } else if (*diagnose) {
+      spmd::DiagnoseOptions opts;
+      opts.timeline_path = diagnose_timeline;
+      std::string files;
+      for (const auto& f : diagnose_files) files += (files.empty() ? "" : " ") + f;
+      opts.repro = "spmd diagnose " + files;
+      spmd::cli::RunOutcome o;
+      o.file = files;
+      try {
+        const spmd::DiagnoseSummary s = spmd::diagnose_files(diagnose_files, opts);
+        o.device_count = s.ranks;
+        if (diagnose_format == "text") {
+          std::string text = "spmd: read " + std::to_string(s.ranks) + " ranks' " + s.source_kind + "s: " +
+                             std::to_string(s.communicators) +
+                             (s.communicators == 1 ? " communicator, " : " communicators, ") + std::to_string(s.calls) +
+                             " calls; every rank completed the same calls on each communicator: no hang, no mismatch\n";
+          for (const std::string& l : s.cannot_tell) text += "  the input cannot tell: " + l + "\n";
+          std::cerr << text << std::flush;
+        }
+      } catch (const spmd::Error& e) {
+        if (e.kind() != "Deadlock" && e.kind() != "CollectiveMismatch") throw;
+        o.report = e.report();
+        o.exit_code = spmd::cli::exit_code_for_kind(e.kind());
+        o.status = e.kind() == "Deadlock" ? "deadlock" : "mismatch";
+        o.devices = e.report().devices;
+        o.device_count = static_cast<int>(o.devices.size());
+      }
+      if (diagnose_format == "json") {
         print_outcome(o, "json");
       } else if (o.report) {
         std::cerr << o.report->to_text() << std::flush;

@@ -34,9 +34,7 @@ struct Descriptor {
   }
 };
 
-}  // namespace
-
-std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+std::string read_input(const std::string& path, std::string_view what, std::size_t max_bytes, bool text_only) {
   if (path.empty()) refuse(path, what, "the path is empty", "name a file");
   Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) refuse_errno(path, what, errno);
@@ -57,7 +55,7 @@ std::string read_input_file(const std::string& path, std::string_view what, std:
     if (n == 0) break;
     // Programs and traces are text: a NUL byte says this is something else
     // (/dev/zero, /dev/urandom, a binary), found at once instead of at the bound.
-    if (const void* nul = std::memchr(buf, '\0', static_cast<std::size_t>(n))) {
+    if (const void* nul = !text_only ? nullptr : std::memchr(buf, '\0', static_cast<std::size_t>(n))) {
       const std::size_t at = text.size() + static_cast<std::size_t>(static_cast<const char*>(nul) - buf);
       refuse(path, what, "it holds a NUL byte at offset " + std::to_string(at) + ", so it is not a text file",
              "give the " + std::string(what) + " itself, a text file");
@@ -70,6 +68,16 @@ std::string read_input_file(const std::string& path, std::string_view what, std:
     text.append(buf, static_cast<std::size_t>(n));
   }
   return text;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+  return read_input(path, what, max_bytes, true);
+}
+
+std::string read_input_bytes(const std::string& path, std::string_view what, std::size_t max_bytes) {
+  return read_input(path, what, max_bytes, false);
 }
 
 }  // namespace spmd

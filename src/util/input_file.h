@@ -15,5 +15,7 @@ namespace spmd {
 /// "trace file") and the cause: missing, permission denied, a directory,
 /// not text (a NUL byte), larger than `max_bytes`, or a read error (errno's text).
 std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes);
+/// The same for a file that may be binary (a pickle): NUL bytes are data.
+std::string read_input_bytes(const std::string& path, std::string_view what, std::size_t max_bytes);
 
 }  // namespace spmd

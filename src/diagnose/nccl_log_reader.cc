@@ -1,0 +1,387 @@
+#include "diagnose/nccl_log_reader.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <utility>
+
+#include "spmd/error.h"
+
+namespace spmd::detail {
+
+namespace {
+
+// The prefix NCCL's logger writes before every INFO/WARN line (debug.cc):
+// "host:pid:tid [cudaDev] NCCL INFO msg", and for WARN since 2.19
+// "host:pid:tid [cudaDev] file.cc:123 (func) NCCL WARN msg". Anything before
+// the host (a timestamp, "[default3]:" from torchrun, "0: " from srun) is not
+// NCCL's and is skipped.
+const std::regex& prefix_pattern() {
+  static const std::regex re(R"(([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] (?:\S+ (?:\(\S*\) )?)?NCCL (INFO|WARN) ?(.*)$)");
+  return re;
+}
+
+// ncclEnqueueCheck's line (enqueue.cc; the same text from 2.18 to 2.30).
+const std::regex& call_pattern() {
+  static const std::regex re(
+      R"(^(\w+): opCount ([0-9a-fA-F]+) sendbuff (\S+) recvbuff (\S+) count (\d+) datatype (\d+) op (\d+) root (-?\d+) comm (\S+) \[nranks=(\d+)\] stream (\S+)\s*$)");
+  return re;
+}
+
+// The end of communicator set-up (init.cc). 2.18-2.19: "comm P rank R nranks N
+// cudaDev D [nvmlDev V] busId B commId 0xH - Init COMPLETE"; 2.21 and later
+// name the function first ("ncclCommInitRank comm ..."), and a split
+// communicator gives its parent, colour and key (with commId in 2.21, without
+// it since 2.23; "splitCount"/"childCount" in 2.28+).
+const std::regex& init_pattern() {
+  static const std::regex re(
+      R"(^(?:(\w+) )?comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)(?: parent (\S+)(?: (?:splitCount|childCount) \d+)? color (-?\d+) key (-?\d+))?(?: commId 0x([0-9a-fA-F]+))? - Init COMPLETE\s*$)");
+  return re;
+}
+
+struct Device {
+  std::string host, pid;
+  int cuda_dev = 0;
+  std::vector<CallRecord> calls;
+  std::vector<std::string> comm_of_call;  // the communicator identity of each call
+  std::vector<std::string> op_count_of_call;
+  std::string last_words;
+  SourceLoc last_line;
+};
+
+struct CommInstance {  // one process's handle on a communicator
+  int device = -1;
+  int rank = -1;
+  int nranks = 0;
+  std::string identity;
+  std::int64_t next_seq = 0;
+};
+
+struct Communicator {
+  std::string identity;
+  std::string name;
+  int size = 0;
+  std::map<int, int> device_of_rank;
+  SourceLoc first_seen;
+};
+
+[[noreturn]] void bad_line(const std::string& file, int line, const std::string& text, const std::string& what,
+                           const std::string& hint) {
+  Report r = make_report("SyntaxError", file + ":" + std::to_string(line) + ": " + what, hint);
+  r.where = SourceLoc{intern_path(file), static_cast<std::uint32_t>(line), 1};
+  r.source_line = text.size() > 200 ? text.substr(0, 200) + "..." : text;
+  throw SyntaxError(std::move(r));
+}
+
+int to_int(const std::string& s) {
+  // The patterns admit digits only; a number too large for an int is not
+  // one NCCL prints.
+  if (s.size() > 9) return -2;
+  return std::stoi(s);
+}
+
+class Reader {
+ public:
+  Recording finish();
+  void read(const LogFile& file);
+
+ private:
+  int device_for(const std::string& host, const std::string& pid, int dev) {
+    const std::string key = host + ":" + pid + ":" + std::to_string(dev);
+    auto [it, added] = device_index_.emplace(key, static_cast<int>(devices_.size()));
+    if (added) {
+      Device d;
+      d.host = host;
+      d.pid = pid;
+      d.cuda_dev = dev;
+      devices_.push_back(std::move(d));
+    }
+    return it->second;
+  }
+  void on_init(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
+               const std::string& file, int line, const std::string& text);
+  void on_call(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
+               const std::string& file, int line, const std::string& text);
+
+  std::map<std::string, int> device_index_;
+  std::vector<Device> devices_;
+  std::map<std::pair<std::string, std::string>, CommInstance> instances_;  // (process, pointer)
+  std::map<std::string, Communicator> comms_;                              // by identity
+  std::vector<std::string> comm_order_;
+  std::vector<std::string> cannot_tell_;
+  int init_lines_ = 0;
+  int call_lines_ = 0;
+};
+
+void Reader::on_init(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
+                     const std::string& file, int line, const std::string& text) {
+  const std::string ptr = m[2];
+  const int rank = to_int(m[3]);
+  const int nranks = to_int(m[4]);
+  if (nranks <= 0 || rank < 0 || rank >= nranks) {
+    bad_line(file, line, text, "rank " + std::string(m[3]) + " of nranks " + std::string(m[4]) + " is not a rank",
+             "this line does not look like NCCL's own; was the log edited?");
+  }
+  std::string identity;
+  if (m[10].matched) {
+    identity = "0x" + std::string(m[10]);
+  } else if (m[7].matched) {
+    // A split without commId (2.23+): its ranks are the parent's that gave
+    // the same colour.
+    auto parent = instances_.find({process, std::string(m[7])});
+    const std::string parent_identity = parent == instances_.end() ? "parent " + std::string(m[7]) + " of " + process
+                                                                   : parent->second.identity;
+    if (parent == instances_.end()) {
+      cannot_tell_.push_back("the parent of the split communicator at " + file + ":" + std::to_string(line) +
+                             " has no set-up line, so its ranks are matched within this process only");
+    }
+    identity = "split of " + parent_identity + " color " + std::string(m[8]);
+  } else {
+    identity = "comm " + ptr + " of " + process;
+    cannot_tell_.push_back("the set-up line at " + file + ":" + std::to_string(line) +
+                           " has no commId, so that communicator is matched within its process only");
+  }
+  instances_[{process, ptr}] = CommInstance{device, rank, nranks, identity, 0};
+  auto [it, added] = comms_.emplace(identity, Communicator{});
+  Communicator& c = it->second;
+  if (added) {
+    c.identity = identity;
+    c.size = nranks;
+    c.first_seen = at;
+    comm_order_.push_back(identity);
+  }
+  if (c.size != nranks) {
+    bad_line(file, line, text,
+             "communicator " + identity + " has nranks " + std::to_string(nranks) + " here but " +
+                 std::to_string(c.size) + " at " + c.first_seen.to_string(),
+             "give the logs of one job (two jobs may reuse a commId only by chance)");
+  }
+  c.device_of_rank[rank] = device;
+  ++init_lines_;
+}
+
+void Reader::on_call(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
+                     const std::string& file, int line, const std::string& text) {
+  const std::string ptr = m[9];
+  auto inst = instances_.find({process, ptr});
+  if (inst == instances_.end()) {
+    Report r = make_report("UsageError",
+                           file + ":" + std::to_string(line) + ": " + std::string(m[1]) + " on communicator " + ptr +
+                               " of process " + process + ", which no 'Init COMPLETE' line introduced",
+                           "give each process's log from the start of the job: NCCL prints the set-up lines with "
+                           "NCCL_DEBUG=INFO when NCCL_DEBUG_SUBSYS includes INIT (its default does)");
+    r.where = at;
+    r.source_line = text;
+    throw InvalidArgument(std::move(r));
+  }
+  CommInstance& ci = inst->second;
+  Device& d = devices_[static_cast<std::size_t>(device)];
+  CallRecord c;
+  c.op = m[1];
+  c.seq = ci.next_seq++;
+  c.p2p = c.op == "Send" || c.op == "Recv";
+  c.sends = c.op == "Send";
+  const int datatype = to_int(m[6]);
+  const int redop = to_int(m[7]);
+  const int root = to_int(m[8]);
+  c.signature.push_back("count " + std::string(m[5]));
+  c.signature.push_back("datatype " + std::string(m[6]) + " (" + nccl_datatype_name(datatype) + ")");
+  if (c.op == "AllReduce" || c.op == "Reduce" || c.op == "ReduceScatter") {
+    c.signature.push_back("op " + std::string(m[7]) + " (" + nccl_redop_name(redop) + ")");
+  }
+  if (c.op == "Broadcast" || c.op == "Reduce" || c.op == "Gather" || c.op == "Scatter") {
+    c.signature.push_back("root " + std::string(m[8]));
+  }
+  if (c.p2p) c.peer = root;  // ncclSend/ncclRecv log their peer as the root
+  c.at = at;
+  c.recorded_at = file + ":" + std::to_string(line);
+  // Send/Recv between one ncclGroupStart/End share an opCount: NCCL posts
+  // them together.
+  if (c.p2p && !d.calls.empty()) {
+    const CallRecord& prev = d.calls.back();
+    if (prev.p2p && d.comm_of_call.back() == ci.identity && d.op_count_of_call.back() == std::string(m[2])) {
+      c.group = prev.group >= 0 ? prev.group : static_cast<int>(d.calls.size()) - 1;
+      if (prev.group < 0) d.calls.back().group = c.group;
+    }
+  }
+  d.calls.push_back(std::move(c));
+  d.comm_of_call.push_back(ci.identity);
+  d.op_count_of_call.push_back(m[2]);
+  ++call_lines_;
+}
+
+void Reader::read(const LogFile& file) {
+  const std::string& text = file.text;
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    const bool cut_short = end == std::string::npos;
+    if (cut_short) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find("NCCL ") == std::string::npos) continue;
+    std::smatch p;
+    if (!std::regex_search(line, p, prefix_pattern())) continue;
+    const std::string host = p[1], pid = p[2];
+    const std::string process = host + ":" + pid;
+    const int device = device_for(host, pid, to_int(p[4]));
+    const SourceLoc at{intern_path(file.path), static_cast<std::uint32_t>(line_no), 0};
+    Device& d = devices_[static_cast<std::size_t>(device)];
+    const std::string msg = p[6];
+    if (std::string(p[5]) == "WARN") {
+      d.last_words = "NCCL WARN " + msg;
+      d.last_line = at;
+      continue;
+    }
+    // What a rank said last, unless it was a call: "Destroy COMPLETE" (it
+    // finished), a WARN (it failed), a bootstrap line (it never got through
+    // set-up).
+    d.last_words = "NCCL INFO " + msg;
+    d.last_line = at;
+    std::smatch m;
+    try {
+      if (msg.find(": opCount ") != std::string::npos) {
+        if (!std::regex_match(msg, m, call_pattern())) {
+          bad_line(file.path, line_no, line, "a collective line that does not parse",
+                   "NCCL prints 'Op: opCount N sendbuff P recvbuff P count N datatype N op N root N comm P "
+                   "[nranks=N] stream P'; was the line cut or edited?");
+        }
+        on_call(m, process, device, at, file.path, line_no, line);
+        d.last_words.clear();
+        d.last_line = at;
+      } else if (msg.find("Init COMPLETE") != std::string::npos) {
+        if (!std::regex_match(msg, m, init_pattern())) {
+          bad_line(file.path, line_no, line, "a communicator set-up line that does not parse",
+                   "NCCL prints '[ncclCommInitRank] comm P rank R nranks N cudaDev D ... - Init COMPLETE'; was the "
+                   "line cut or edited?");
+        }
+        on_init(m, process, device, at, file.path, line_no, line);
+      }
+    } catch (const SyntaxError&) {
+      // A process killed mid-write leaves its last line unfinished: that is
+      // what a crash looks like, not a malformed log.
+      if (!cut_short) throw;
+      cannot_tell_.push_back(file.path + ":" + std::to_string(line_no) +
+                             ": the last line is cut short (the process stopped while writing it) and was skipped");
+    }
+  }
+}
+
+Recording Reader::finish() {
+  Recording rec;
+  rec.source_kind = "NCCL INFO log";
+  if (devices_.empty()) return rec;
+  // Global ranks: ranks in the largest communicator (the world), then the
+  // devices outside it in the order they appear.
+  std::vector<int> order;
+  std::set<int> placed;
+  const Communicator* world = nullptr;
+  for (const std::string& id : comm_order_) {
+    const Communicator& c = comms_.at(id);
+    if (world == nullptr || c.size > world->size) world = &c;
+  }
+  if (world != nullptr) {
+    order.assign(static_cast<std::size_t>(world->size), -1);
+    for (auto [rank, device] : world->device_of_rank) {
+      order[static_cast<std::size_t>(rank)] = device;
+      placed.insert(device);
+    }
+  }
+  // A device that logged lines but never finished setting up the world
+  // communicator is most likely its missing rank: it takes the first empty
+  // place (its label says the rank is assumed); the rest follow.
+  std::set<int> assumed;
+  for (int dv = 0; dv < static_cast<int>(devices_.size()); ++dv) {
+    if (placed.contains(dv)) continue;
+    auto empty = std::find(order.begin(), order.end(), -1);
+    if (empty != order.end() && world != nullptr && static_cast<int>(empty - order.begin()) < world->size) {
+      *empty = dv;
+      assumed.insert(dv);
+    } else {
+      order.push_back(dv);
+    }
+  }
+  std::vector<int> global_of(devices_.size(), -1);
+  for (std::size_t g = 0; g < order.size(); ++g) {
+    if (order[g] >= 0) global_of[static_cast<std::size_t>(order[g])] = static_cast<int>(g);
+  }
+  std::map<std::string, int> comm_index;
+  for (const std::string& id : comm_order_) {
+    const Communicator& c = comms_.at(id);
+    CommRecord cr;
+    cr.name = id.starts_with("0x") ? "comm " + id : id;
+    cr.size = c.size;
+    cr.members.assign(static_cast<std::size_t>(c.size), -1);
+    for (auto [rank, device] : c.device_of_rank) cr.members[static_cast<std::size_t>(rank)] = global_of[static_cast<std::size_t>(device)];
+    comm_index[id] = static_cast<int>(rec.comms.size());
+    rec.comms.push_back(std::move(cr));
+  }
+  rec.ranks.resize(order.size());
+  for (std::size_t g = 0; g < order.size(); ++g) {
+    RankRecord& r = rec.ranks[g];
+    r.rank = static_cast<int>(g);
+    if (order[g] < 0) {
+      r.present = false;
+      r.label = "rank " + std::to_string(g);
+      continue;
+    }
+    Device& d = devices_[static_cast<std::size_t>(order[g])];
+    r.label = "rank " + std::to_string(g) + " (" + d.host + ":" + d.pid + ", cudaDev " + std::to_string(d.cuda_dev) +
+              (assumed.contains(order[g]) ? "; assumed: it never finished set-up" : "") + ")";
+    for (std::size_t k = 0; k < d.calls.size(); ++k) {
+      CallRecord& c = d.calls[k];
+      c.comm = comm_index.at(d.comm_of_call[k]);
+      const CommRecord& cr = rec.comms[static_cast<std::size_t>(c.comm)];
+      c.label = c.op + " #" + std::to_string(c.seq) + " on " + cr.name + " (opCount " + d.op_count_of_call[k] + ")";
+      if (c.p2p && c.peer >= 0 && c.peer < cr.size) c.peer = cr.members[static_cast<std::size_t>(c.peer)];
+      else if (c.p2p) c.peer = -1;
+    }
+    r.calls = std::move(d.calls);
+    r.last_words = d.last_words;
+    r.last_line = d.last_line;
+  }
+  if (call_lines_ == 0) {
+    rec.cannot_tell.push_back(
+        "the logs hold no collective calls, only communicator set-up: NCCL prints each call with "
+        "NCCL_DEBUG_SUBSYS=INIT,COLL (its default is INIT,BOOTSTRAP,ENV), so only set-up can be checked");
+  }
+  if (init_lines_ == 0) rec.cannot_tell.push_back("the logs hold no 'Init COMPLETE' set-up lines");
+  rec.cannot_tell.insert(rec.cannot_tell.end(), cannot_tell_.begin(), cannot_tell_.end());
+  rec.cannot_tell.push_back(
+      "NCCL logs a call when the host makes it, not when the GPU completes it: a rank may have logged calls "
+      "queued behind the one that hangs, and a log that stops cannot say whether its process died or blocked "
+      "outside NCCL");
+  return rec;
+}
+
+}  // namespace
+
+bool looks_like_nccl_log(std::string_view text) {
+  return text.find(" NCCL INFO ") != std::string_view::npos || text.find(" NCCL WARN ") != std::string_view::npos;
+}
+
+Recording read_nccl_logs(const std::vector<LogFile>& files) {
+  Reader reader;
+  for (const LogFile& f : files) reader.read(f);
+  return reader.finish();
+}
+
+std::string nccl_datatype_name(int datatype) {
+  static const char* const names[] = {"int8",    "uint8",   "int32",    "uint32",     "int64",      "uint64",
+                                      "float16", "float32", "float64",  "bfloat16",   "float8e4m3", "float8e5m2"};
+  if (datatype >= 0 && datatype < static_cast<int>(std::size(names))) return names[datatype];
+  return "unknown datatype";
+}
+
+std::string nccl_redop_name(int op) {
+  static const char* const names[] = {"sum", "prod", "max", "min", "avg"};
+  if (op >= 0 && op < static_cast<int>(std::size(names))) return names[op];
+  return "user-defined op";
+}
+
+}  // namespace spmd::detail

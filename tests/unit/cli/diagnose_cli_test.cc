@@ -1,0 +1,55 @@
+// `spmd diagnose` as users run it: exit codes as for runs (0 ok, 2 unusable
+// input, 3 hang, 4 mismatch), the report on stderr or as JSON on stdout.
+// Runs the real binary on the fixtures of tests/fixtures/diagnose.
+
+#include <catch2/catch.hpp>
+
+#include "spmd/util/json.h"
+#include "support/subprocess.h"
+
+#if !defined(SPMD_BIN_PATH) || !defined(SPMD_SOURCE_DIR)
+#error "SPMD_BIN_PATH and SPMD_SOURCE_DIR must be defined by the build"
+#endif
+
+using spmd::testing::Subprocess;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(SPMD_SOURCE_DIR) + "/tests/fixtures/diagnose/" + name; }
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("cli::diagnose: a hang exits 3 with the report, a healthy job 0", "[cli][diagnose]") {
+  Subprocess hang({SPMD_BIN_PATH, "diagnose", fixture("nccl_skip_allreduce.log")});
+  CHECK(hang.wait() == 3);
+  CHECK(has(hang.err(), "error[Deadlock]: hang: ranks {0, 1, 3} wait at AllReduce #4 on comm 0x4e2f8a17c3d9b605 (4 "
+                        "ranks) but rank 2 never joins\n"));
+  CHECK(has(hang.err(), "  reproduce: spmd diagnose " + fixture("nccl_skip_allreduce.log") + "\n"));
+  Subprocess ok({SPMD_BIN_PATH, "diagnose", fixture("fr_healthy")});
+  CHECK(ok.wait() == 0);
+  CHECK(has(ok.err(), "spmd: read 2 ranks' flight-recorder dumps: 1 communicator, 6 calls; every rank completed the "
+                      "same calls on each communicator: no hang, no mismatch\n"));
+}
+
+TEST_CASE("cli::diagnose: --format json carries the verdict and the per-rank states", "[cli][diagnose]") {
+  Subprocess p({SPMD_BIN_PATH, "diagnose", fixture("fr_size_mismatch"), "--format", "json"});
+  CHECK(p.wait() == 4);
+  const spmd::Json j = spmd::Json::parse(p.out());
+  CHECK(j.string_at("status") == "mismatch");
+  CHECK(j.int_at("exit_code") == 4);
+  const spmd::Json* report = j.find("report");
+  REQUIRE(report != nullptr);
+  CHECK(report->string_at("kind") == "CollectiveMismatch");
+  CHECK(report->string_at("axis") == "process group 0 (default_pg)");
+}
+
+TEST_CASE("cli::diagnose: an input it cannot use exits 2 with a hint", "[cli][diagnose]") {
+  Subprocess p({SPMD_BIN_PATH, "diagnose", std::string(SPMD_SOURCE_DIR) + "/README.md"});
+  CHECK(p.wait() == 2);
+  CHECK(has(p.err(), "is neither an NCCL log (no 'NCCL INFO' line) nor a PyTorch flight-recorder dump"));
+  Subprocess missing({SPMD_BIN_PATH, "diagnose", "/nonexistent/rank0.log"});
+  CHECK(missing.wait() == 2);
+  CHECK(has(missing.err(), "cannot read the log or dump '/nonexistent/rank0.log': No such file or directory"));
+}

@@ -1,0 +1,267 @@
+// spmd diagnose on real-format inputs (issue 20): NCCL INFO logs as NCCL
+// 2.18-2.28 print them and PyTorch flight-recorder dumps (pickle and JSON),
+// in tests/fixtures/diagnose/. Each case checks the verdict and the report
+// fields that name the diverging ranks, what they did instead, and where.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "spmd/diagnose/diagnose.h"
+#include "spmd/error.h"
+#include "spmd/util/json.h"
+#include "support/temp_dir.h"
+
+#ifndef SPMD_SOURCE_DIR
+#error "SPMD_SOURCE_DIR must be defined by the build"
+#endif
+
+using spmd::DiagnoseSummary;
+using spmd::Report;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(SPMD_SOURCE_DIR) + "/tests/fixtures/diagnose/" + name; }
+
+// The report diagnose throws for `inputs`; fails the test when it returns.
+Report verdict(const std::vector<std::string>& inputs, const std::string& kind, const std::string& timeline = "") {
+  try {
+    spmd::DiagnoseOptions o;
+    o.timeline_path = timeline;
+    spmd::diagnose_files(inputs, o);
+  } catch (const spmd::Error& e) {
+    CHECK(e.kind() == kind);
+    return e.report();
+  }
+  FAIL("diagnose found nothing wrong");
+  return {};
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+bool any_detail(const Report& r, const std::string& part) {
+  for (const std::string& d : r.details) {
+    if (has(d, part)) return true;
+  }
+  return false;
+}
+
+const spmd::DeviceStatus& rank(const Report& r, int k) { return r.devices.at(static_cast<std::size_t>(k)); }
+
+std::string write(const spmd::testing::TempDir& dir, const std::string& name, const std::string& bytes) {
+  const std::string path = dir.path + "/" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("diagnose: a healthy job's NCCL logs (2.28, one file per rank) say so", "[diagnose]") {
+  const DiagnoseSummary s = spmd::diagnose_files({fixture("nccl_healthy")});
+  CHECK(s.source_kind == "NCCL INFO log");
+  CHECK(s.ranks == 4);
+  CHECK(s.communicators == 1);
+  CHECK(s.calls == 20);
+}
+
+TEST_CASE("diagnose: a rank skipping an all-reduce (NCCL 2.18, interleaved, torchrun prefixes)", "[diagnose]") {
+  const Report r = verdict({fixture("nccl_skip_allreduce.log")}, "Deadlock");
+  CHECK(r.message ==
+        "hang: ranks {0, 1, 3} wait at AllReduce #4 on comm 0x4e2f8a17c3d9b605 (4 ranks) but rank 2 never joins");
+  CHECK(r.where.to_string() == fixture("nccl_skip_allreduce.log") + ":25");
+  CHECK(r.details.at(0) ==
+        "rank 2 (trainer-0:5102, cudaDev 2)'s log stops after AllReduce #3 on comm 0x4e2f8a17c3d9b605 (opCount 3) [" +
+            fixture("nccl_skip_allreduce.log") + ":23]; its last line: NCCL INFO comm 0x5603b221f7a0 rank 2 nranks 4 "
+            "cudaDev 2 busId 1d000 - Destroy COMPLETE [" + fixture("nccl_skip_allreduce.log") + ":31]");
+  REQUIRE(r.devices.size() == 4);
+  CHECK(rank(r, 0).state == "waiting");
+  CHECK(rank(r, 0).detail ==
+        "AllReduce #4 on comm 0x4e2f8a17c3d9b605 (opCount 4) (count 2359296, datatype 7 (float32), op 0 (sum))");
+  CHECK(rank(r, 2).state == "finished");
+  CHECK(rank(r, 2).collectives_done == 4);
+  CHECK(rank(r, 3).state == "waiting");
+  CHECK(r.divergence.collective_index == 4);
+  CHECK(r.divergence.collective_summary ==
+        "#4 on comm 0x4e2f8a17c3d9b605: ranks {0, 1, 3} AllReduce (count 2359296, datatype 7 (float32), op 0 (sum)); "
+        "rank 2 did not call it");
+}
+
+TEST_CASE("diagnose: a rank calling AllGather where the others all-reduce (NCCL 2.21)", "[diagnose]") {
+  const Report r = verdict({fixture("nccl_allgather_vs_allreduce.log")}, "CollectiveMismatch");
+  CHECK(r.message ==
+        "collective mismatch on comm 0x1d33c5e7a9b80f42 at #2: ranks {0..2} called AllReduce (count 262144, datatype 7 "
+        "(float32), op 0 (sum)); rank 3 called AllGather (count 65536, datatype 7 (float32))");
+  REQUIRE(r.table.rows.size() == 2);
+  CHECK(r.table.rows[0][0] == "ranks {0..2}");
+  CHECK(r.table.rows[1] == std::vector<std::string>{"rank 3", "AllGather", "count 65536, datatype 7 (float32)",
+                                                    fixture("nccl_allgather_vs_allreduce.log") + ":16"});
+  CHECK(has(r.hint, "different orders"));
+  CHECK(rank(r, 3).label == "rank 3 (node1:7703, cudaDev 1)");
+}
+
+TEST_CASE("diagnose: different counts at one all-reduce (NCCL 2.23, timestamped lines)", "[diagnose]") {
+  const Report r = verdict({fixture("nccl_count_mismatch.log")}, "CollectiveMismatch");
+  CHECK(r.message ==
+        "collective mismatch on comm 0x77aa1c2b3d4e5f60 at #0: rank 0 called AllReduce (count 1000, datatype 7 "
+        "(float32), op 0 (sum)); rank 1 called AllReduce (count 1024, datatype 7 (float32), op 0 (sum))");
+  CHECK(has(r.hint, "tensors of different sizes"));
+}
+
+TEST_CASE("diagnose: two communicators where only the colour-1 split diverges (NCCL 2.28 ncclCommSplit)", "[diagnose]") {
+  const Report r = verdict({fixture("nccl_two_comms")}, "Deadlock");
+  CHECK(r.message ==
+        "hang: rank 1 waits at AllReduce #2 on split of 0xa1b2c3d4e5f60718 color 1 (2 ranks) but rank 3 never joins");
+  CHECK(has(r.details.at(0), "rank 3 (dgx-07:4403, cudaDev 3) has no such call in its record: it waits at AllReduce #1 "
+                             "on comm 0xa1b2c3d4e5f60718"));
+  CHECK(has(r.details.at(0), "which waits for rank 1 in turn"));
+  CHECK(any_detail(r, "split of 0xa1b2c3d4e5f60718 color 0: 2 ranks, ranks {0, 2}"));
+  CHECK(any_detail(r, "split of 0xa1b2c3d4e5f60718 color 1: 2 ranks, ranks {1, 3}"));
+  // The colour-0 group completed all three of its all-reduces.
+  CHECK(rank(r, 0).collectives_done == 4);
+  CHECK(rank(r, 0).detail.starts_with("AllReduce #1 on comm 0xa1b2c3d4e5f60718"));
+  CHECK(rank(r, 1).detail.starts_with("AllReduce #2 on split of 0xa1b2c3d4e5f60718 color 1"));
+}
+
+TEST_CASE("diagnose: a process that died mid-line: its log stops, the cut line is said and skipped", "[diagnose]") {
+  const Report r = verdict({fixture("nccl_process_died")}, "Deadlock");
+  CHECK(r.message ==
+        "hang: ranks {0, 2} wait at ReduceScatter #2 on comm 0x0badc0ffee123456 (3 ranks) but rank 1 never joins");
+  CHECK(has(r.details.at(0), "rank 1 (worker1:601, cudaDev 0)'s log stops after ReduceScatter #1"));
+  CHECK(any_detail(r, "the input cannot tell: " + fixture("nccl_process_died/worker1.log") +
+                          ":4: the last line is cut short (the process stopped while writing it) and was skipped"));
+}
+
+TEST_CASE("diagnose: set-up lines only: a rank that never finished ncclCommInitRank", "[diagnose]") {
+  const Report r = verdict({fixture("nccl_init_hang.log")}, "Deadlock");
+  CHECK(r.message ==
+        "hang in set-up: ranks {0..2} finished setting up comm 0x5566778899aabbcc (4 ranks) but its rank 3 never did");
+  CHECK(any_detail(r, "the logs hold no collective calls, only communicator set-up"));
+  REQUIRE(r.devices.size() == 4);
+  CHECK(rank(r, 3).label == "rank 3 (gpu-a:2203, cudaDev 3; assumed: it never finished set-up)");
+  CHECK(has(rank(r, 3).detail, "NCCL INFO Bootstrap : Using eth0:10.1.0.4<0>"));
+}
+
+TEST_CASE("diagnose: the flight-recorder tutorial's hang (pickle, version 2.10)", "[diagnose]") {
+  const Report r = verdict({fixture("fr_skipped_allreduce")}, "Deadlock");
+  CHECK(r.message ==
+        "hang: rank 0 waits at all_reduce #5 on process group 0 (default_pg) (2 ranks) but rank 1 never joins");
+  CHECK(r.where.to_string() == "/home/user/crash.py:44");
+  CHECK(r.details.at(0) == "rank 1 completed every call it recorded after nccl:all_reduce #4 on process group 0 "
+                           "(default_pg) (entry 3) [" + fixture("fr_skipped_allreduce/trace_1") + " entry 3]");
+  CHECK(rank(r, 0).detail ==
+        "nccl:all_reduce #5 on process group 0 (default_pg) (entry 4) (input sizes [[3, 4]], input dtypes ['Float'], "
+        "output sizes [[3, 4]]) [scheduled]");
+  CHECK(rank(r, 1).state == "finished");
+  CHECK(has(r.hint, "all_reduce at /home/user/crash.py:44"));
+}
+
+TEST_CASE("diagnose: sizes that differ at one sequence number (flight recorder JSON, version 2.4)", "[diagnose]") {
+  const Report r = verdict({fixture("fr_size_mismatch")}, "CollectiveMismatch");
+  REQUIRE(r.table.rows.size() == 2);
+  CHECK(r.table.rows[0][0] == "ranks {0, 1, 3}");
+  CHECK(r.table.rows[1][0] == "rank 2");
+  CHECK(r.table.rows[1][2] == "input sizes [[1024, 513]], input dtypes ['Float'], output sizes [[1024, 513]]");
+  CHECK(r.table.rows[1][3] == "/work/train.py:88");
+  CHECK(r.divergence.collective_index == 2);
+}
+
+TEST_CASE("diagnose: a pipeline whose send is never received (point-to-point groups)", "[diagnose]") {
+  const Report r = verdict({fixture("fr_pipeline_p2p")}, "Deadlock");
+  CHECK(r.message ==
+        "hang: ranks {0, 1, 3} wait at all_reduce #2 on process group 0 (default_pg) (4 ranks) but rank 2 never joins");
+  CHECK(has(r.details.at(0), "rank 2 has no such call in its record: it waits at nccl:send 0->1 #1 on process group 2 "
+                             "(pp_stage_23)"));
+  CHECK(has(r.details.at(0), "which waits for rank 3 in turn"));
+  // The stage-0/1 send and receive matched and completed.
+  CHECK(rank(r, 0).collectives_done == 2);
+  CHECK(rank(r, 1).collectives_done == 2);
+}
+
+TEST_CASE("diagnose: a healthy flight-recorder dump, and a rank without a dump", "[diagnose]") {
+  const DiagnoseSummary ok = spmd::diagnose_files({fixture("fr_healthy")});
+  CHECK(ok.source_kind == "flight-recorder dump");
+  CHECK(ok.calls == 6);
+  const Report r = verdict({fixture("fr_missing_dump")}, "Deadlock");
+  CHECK(r.message ==
+        "hang: ranks {0, 1, 3} wait at all_reduce #7 on process group 0 (default_pg) (4 ranks) but rank 2 never joins");
+  CHECK(r.details.at(0) == "rank 2 (no dump) left no dump (its process died before it could write one, or the file "
+                           "was not given)");
+  CHECK(rank(r, 2).state == "absent");
+  CHECK(rank(r, 0).detail.ends_with("[started]"));
+}
+
+TEST_CASE("diagnose: the timeline draws each rank's calls and marks the blocked ones", "[diagnose]") {
+  spmd::testing::TempDir dir("spmd-diagnose");
+  const std::string out = dir.path + "/t.json";
+  verdict({fixture("fr_skipped_allreduce")}, "Deadlock", out);
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  const spmd::Json doc = spmd::Json::parse(text.str());
+  int blocked = 0, completed = 0;
+  for (const spmd::Json& e : doc.find("traceEvents")->as_array()) {
+    if (e.string_at("ph") != "X") continue;
+    (e.string_at("cat") == "blocked" ? blocked : completed)++;
+    if (e.string_at("cat") == "blocked") {
+      CHECK(e.int_at("tid") == 0);
+      CHECK(e.string_at("name") == "all_reduce #5");
+    }
+  }
+  CHECK(blocked == 1);
+  CHECK(completed == 8);
+}
+
+TEST_CASE("diagnose: inputs it cannot use are refused with the file, the line and a hint", "[diagnose]") {
+  spmd::testing::TempDir dir("spmd-diagnose");
+  SECTION("an unknown dump version") {
+    const Report r = verdict({fixture("fr_unknown_version")}, "UsageError");
+    CHECK(has(r.message, "flight-recorder dump version 3.0 is not one spmd reads (2.2 to 2.10"));
+  }
+  SECTION("a file that is neither") {
+    const Report r = verdict({write(dir, "notes.txt", "hello\n")}, "UsageError");
+    CHECK(has(r.message, "is neither an NCCL log (no 'NCCL INFO' line) nor a PyTorch flight-recorder dump"));
+    CHECK(has(r.hint, "NCCL_DEBUG=INFO"));
+  }
+  SECTION("a trace of spmd run is sent to replay") {
+    const Report r = verdict({write(dir, "run.jsonl", "{\"event\":\"run_start\"}\n")}, "UsageError");
+    CHECK(has(r.hint, "spmd replay"));
+  }
+  SECTION("logs and dumps mixed") {
+    const Report r = verdict({fixture("nccl_count_mismatch.log"), fixture("fr_healthy/trace_0")}, "UsageError");
+    CHECK(has(r.message, "the inputs mix NCCL logs"));
+  }
+  SECTION("a collective line that does not parse names its file and line") {
+    std::string log = "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 0 commId 0x9 - Init COMPLETE\n"
+                      "h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count ten datatype 7\n"
+                      "h:1:1 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 recvbuff 0x1 count 1 datatype 7 op 0 root 0 "
+                      "comm 0x1 [nranks=1] stream 0x2\n";
+    const std::string path = write(dir, "bad.log", log);
+    const Report r = verdict({path}, "SyntaxError");
+    CHECK(r.message == path + ":2: a collective line that does not parse");
+    CHECK(r.where.line == 2);
+  }
+  SECTION("a call on a communicator no set-up line introduced") {
+    const std::string path = write(dir, "late.log",
+                                   "h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 1 datatype 7 "
+                                   "op 0 root 0 comm 0x77 [nranks=2] stream 0x2\n");
+    const Report r = verdict({path}, "UsageError");
+    CHECK(r.message == path + ":1: AllReduce on communicator 0x77 of process h:1, which no 'Init COMPLETE' line introduced");
+  }
+  SECTION("a dump whose name carries no rank, and two dumps of one rank") {
+    std::ifstream in(fixture("fr_healthy/trace_0"));
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const Report r = verdict({write(dir, "dump.json", bytes.str())}, "UsageError");
+    CHECK(has(r.message, "the file name does not end with its rank"));
+    const Report twice = verdict({fixture("fr_healthy/trace_0"), write(dir, "copy_0", bytes.str())}, "UsageError");
+    CHECK(has(twice.message, "a second dump of rank 0"));
+  }
+  SECTION("a dump entry without its fields") {
+    const std::string path = write(dir, "trace_0",
+                                   R"({"version": "2.10", "pg_config": {"0": {"name": "0", "desc": "d", "ranks": "[0]"}},)"
+                                   R"( "entries": [{"process_group": ["0", "d"], "state": "completed"}]})");
+    const Report r = verdict({path}, "SyntaxError");
+    CHECK(r.message == path + ": invalid flight-recorder dump: entry 0 has no \"profiling_name\"");
+  }
+}
