@@ -40,6 +40,7 @@ struct CommRecord {
   std::string name;          ///< e.g. "comm 0x3f1a9c2b", "process group 1 (tp)"
   int size = 0;              ///< its number of ranks
   std::vector<int> members;  ///< members[i]: the global rank of its rank i (-1: never seen)
+  std::vector<int> unfinished;  ///< members that began setting it up and never finished (NCCL's Init START alone)
 };
 
 /// One rank of the job (a GPU of a process).

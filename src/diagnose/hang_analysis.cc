@@ -368,7 +368,8 @@ HangVerdict analyse_recording(const Recording& rec, const std::string& repro) {
   std::optional<std::size_t> unfinished_setup;
   for (std::size_t c = 0; c < rec.comms.size(); ++c) {
     const auto& m = rec.comms[c].members;
-    if (std::find(m.begin(), m.end(), -1) != m.end() && !unfinished_setup) unfinished_setup = c;
+    const bool open = std::find(m.begin(), m.end(), -1) != m.end() || !rec.comms[c].unfinished.empty();
+    if (open && !unfinished_setup) unfinished_setup = c;
   }
   if (stuck.empty() && !unfinished_setup) return v;
 
@@ -385,19 +386,23 @@ HangVerdict analyse_recording(const Recording& rec, const std::string& repro) {
     std::vector<int> joined;
     std::vector<int> missing_local;
     for (std::size_t k = 0; k < comm.members.size(); ++k) {
-      if (comm.members[k] >= 0) joined.push_back(comm.members[k]);
-      else missing_local.push_back(static_cast<int>(k));
+      const int m = comm.members[k];
+      if (m < 0) missing_local.push_back(static_cast<int>(k));
+      else if (std::find(comm.unfinished.begin(), comm.unfinished.end(), m) == comm.unfinished.end()) joined.push_back(m);
     }
-    std::string missing = format_ids(missing_local, "its rank", "its ranks");
+    std::string missing;
+    if (!comm.unfinished.empty()) missing = ranks_text(comm.unfinished) + " began (Init START) and never finished";
+    if (!missing_local.empty()) {
+      missing += (missing.empty() ? "" : ", and ") + format_ids(missing_local, "its rank", "its ranks") + " never began";
+    }
     r = make_report("Deadlock",
                     "hang in set-up: " + ranks_text(joined) + " finished setting up " + comm.name + " (" +
-                        std::to_string(comm.size) + " ranks) but " + missing + " never did",
-                    "ncclCommInitRank returns only when every rank of the communicator has called it: find why " +
-                        missing + " did not get there (an earlier crash or exception, a different world size, a "
-                        "rank that took another branch); or give its log if it was left out");
+                        std::to_string(comm.size) + " ranks) but " + missing,
+                    "ncclCommInitRank returns only when every rank of the communicator has called it: find why the "
+                    "others did not get through (an earlier crash or exception, a different world size, a rank that "
+                    "took another branch, a network that does not connect: see their last lines below); or give "
+                    "the logs that were left out");
     r.axis = comm.name;
-    r.details.push_back("set-up of " + comm.name + ": " + ranks_text(joined) + " logged Init COMPLETE; " + missing +
-                        " did not");
   } else {
     // A call some member has no record of at all (it skipped it) explains
     // more than one a member is merely behind on (blocked before it): choose

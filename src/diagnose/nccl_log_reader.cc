@@ -34,10 +34,12 @@ const std::regex& call_pattern() {
 // cudaDev D [nvmlDev V] busId B commId 0xH - Init COMPLETE"; 2.21 and later
 // name the function first ("ncclCommInitRank comm ..."), and a split
 // communicator gives its parent, colour and key (with commId in 2.21, without
-// it since 2.23; "splitCount"/"childCount" in 2.28+).
+// it since 2.23; "splitCount"/"childCount" in 2.28+). Since 2.19 the same
+// line with "- Init START" opens set-up: a rank with START and no COMPLETE is
+// stuck in it. Before 2.18 the line had no commId.
 const std::regex& init_pattern() {
   static const std::regex re(
-      R"(^(?:(\w+) )?comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)(?: parent (\S+)(?: (?:splitCount|childCount) \d+)? color (-?\d+) key (-?\d+))?(?: commId 0x([0-9a-fA-F]+))? - Init COMPLETE\s*$)");
+      R"(^(?:(\w+) )?comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)(?: parent (\S+)(?: (?:splitCount|childCount) \d+)? color (-?\d+) key (-?\d+))?(?: commId 0x([0-9a-fA-F]+))? - Init (COMPLETE|START)\s*$)");
   return re;
 }
 
@@ -64,6 +66,7 @@ struct Communicator {
   std::string name;
   int size = 0;
   std::map<int, int> device_of_rank;
+  std::set<int> completed_ranks;  // logged Init COMPLETE
   SourceLoc first_seen;
 };
 
@@ -102,6 +105,7 @@ class Reader {
   }
   void on_init(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
                const std::string& file, int line, const std::string& text);
+  void read_orphan(const LogFile& file, const std::string& line, int line_no, bool cut_short);
   void on_call(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
                const std::string& file, int line, const std::string& text);
 
@@ -111,6 +115,8 @@ class Reader {
   std::map<std::string, Communicator> comms_;                              // by identity
   std::vector<std::string> comm_order_;
   std::vector<std::string> cannot_tell_;
+  std::map<std::pair<std::string, int>, int> unnamed_count_;  // (process, nranks) -> communicators without commId
+  bool unnamed_said_ = false;
   int init_lines_ = 0;
   int call_lines_ = 0;
 };
@@ -120,12 +126,16 @@ void Reader::on_init(const std::smatch& m, const std::string& process, int devic
   const std::string ptr = m[2];
   const int rank = to_int(m[3]);
   const int nranks = to_int(m[4]);
+  const bool complete = std::string(m[11]) == "COMPLETE";
   if (nranks <= 0 || rank < 0 || rank >= nranks) {
     bad_line(file, line, text, "rank " + std::string(m[3]) + " of nranks " + std::string(m[4]) + " is not a rank",
              "this line does not look like NCCL's own; was the log edited?");
   }
+  auto known = instances_.find({process, ptr});
   std::string identity;
-  if (m[10].matched) {
+  if (known != instances_.end() && known->second.nranks == nranks) {
+    identity = known->second.identity;  // the COMPLETE after its START
+  } else if (m[10].matched) {
     identity = "0x" + std::string(m[10]);
   } else if (m[7].matched) {
     // A split without commId (2.23+): its ranks are the parent's that gave
@@ -139,11 +149,18 @@ void Reader::on_init(const std::smatch& m, const std::string& process, int devic
     }
     identity = "split of " + parent_identity + " color " + std::string(m[8]);
   } else {
-    identity = "comm " + ptr + " of " + process;
-    cannot_tell_.push_back("the set-up line at " + file + ":" + std::to_string(line) +
-                           " has no commId, so that communicator is matched within its process only");
+    // NCCL before 2.18 printed no commId: take each process's k-th
+    // communicator of N ranks to be the same one, as processes that create
+    // their communicators in one order do.
+    const int k = unnamed_count_[{process, nranks}]++;
+    identity = "communicator " + std::to_string(k) + " of " + std::to_string(nranks) + " ranks";
+    if (!unnamed_said_) {
+      cannot_tell_.push_back("the set-up lines carry no commId (NCCL before 2.18), so each process's k-th communicator "
+                             "of N ranks is taken to be the same one");
+      unnamed_said_ = true;
+    }
   }
-  instances_[{process, ptr}] = CommInstance{device, rank, nranks, identity, 0};
+  if (known == instances_.end()) instances_[{process, ptr}] = CommInstance{device, rank, nranks, identity, 0};
   auto [it, added] = comms_.emplace(identity, Communicator{});
   Communicator& c = it->second;
   if (added) {
@@ -159,6 +176,7 @@ void Reader::on_init(const std::smatch& m, const std::string& process, int devic
              "give the logs of one job (two jobs may reuse a commId only by chance)");
   }
   c.device_of_rank[rank] = device;
+  if (complete) c.completed_ranks.insert(rank);
   ++init_lines_;
 }
 
@@ -212,6 +230,38 @@ void Reader::on_call(const std::smatch& m, const std::string& process, int devic
   ++call_lines_;
 }
 
+// A call line that lost its prefix to another process's write: its
+// communicator pointer names its process when only one process has it.
+void Reader::read_orphan(const LogFile& file, const std::string& line, int line_no, bool cut_short) {
+  static const std::regex call_anywhere(
+      R"((\w+): opCount ([0-9a-fA-F]+) sendbuff (\S+) recvbuff (\S+) count (\d+) datatype (\d+) op (\d+) root (-?\d+) comm (\S+) \[nranks=(\d+)\] stream (\S+)\s*$)");
+  std::smatch m;
+  const std::string where = file.path + ":" + std::to_string(line_no);
+  if (!std::regex_search(line, m, call_anywhere)) {
+    if (!cut_short) cannot_tell_.push_back(where + ": a call line without its process prefix was skipped");
+    return;
+  }
+  const CommInstance* owner = nullptr;
+  std::string process;
+  int owners = 0;
+  for (const auto& [key, inst] : instances_) {
+    if (key.second != std::string(m[9])) continue;
+    owner = &inst;
+    process = key.first;
+    ++owners;
+  }
+  if (owners != 1) {
+    cannot_tell_.push_back(where + ": a call line without its process prefix (interleaved output) was skipped: " +
+                           (owners == 0 ? "no process" : "several processes") + " set up its communicator " +
+                           std::string(m[9]));
+    return;
+  }
+  const SourceLoc at{intern_path(file.path), static_cast<std::uint32_t>(line_no), 0};
+  on_call(m, process, owner->device, at, file.path, line_no, line);
+  cannot_tell_.push_back(where + ": a call line without its process prefix (interleaved output) was given to " +
+                         process + ", the only process with its communicator");
+}
+
 void Reader::read(const LogFile& file) {
   const std::string& text = file.text;
   std::size_t pos = 0;
@@ -224,9 +274,16 @@ void Reader::read(const LogFile& file) {
     pos = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find("NCCL ") == std::string::npos) continue;
+    if (line.find("NCCL ") == std::string::npos) {
+      if (line.find(": opCount ") != std::string::npos) read_orphan(file, line, line_no, cut_short);
+      continue;
+    }
     std::smatch p;
     if (!std::regex_search(line, p, prefix_pattern())) continue;
+    // Two processes writing at once can leave one's prefix in front of the
+    // other's line ("h:1:1 [2] NCCL INFO h:2:2 [7] NCCL INFO Broadcast: ..."):
+    // the last prefix owns the line.
+    for (std::smatch inner; std::regex_search(p[6].first, p[6].second, inner, prefix_pattern());) p = inner;
     const std::string host = p[1], pid = p[2];
     const std::string process = host + ":" + pid;
     const int device = device_for(host, pid, to_int(p[4]));
@@ -254,7 +311,7 @@ void Reader::read(const LogFile& file) {
         on_call(m, process, device, at, file.path, line_no, line);
         d.last_words.clear();
         d.last_line = at;
-      } else if (msg.find("Init COMPLETE") != std::string::npos) {
+      } else if (msg.find("Init COMPLETE") != std::string::npos || msg.find("Init START") != std::string::npos) {
         if (!std::regex_match(msg, m, init_pattern())) {
           bad_line(file.path, line_no, line, "a communicator set-up line that does not parse",
                    "NCCL prints '[ncclCommInitRank] comm P rank R nranks N cudaDev D ... - Init COMPLETE'; was the "
@@ -317,7 +374,10 @@ Recording Reader::finish() {
     cr.name = id.starts_with("0x") ? "comm " + id : id;
     cr.size = c.size;
     cr.members.assign(static_cast<std::size_t>(c.size), -1);
-    for (auto [rank, device] : c.device_of_rank) cr.members[static_cast<std::size_t>(rank)] = global_of[static_cast<std::size_t>(device)];
+    for (auto [rank, device] : c.device_of_rank) {
+      cr.members[static_cast<std::size_t>(rank)] = global_of[static_cast<std::size_t>(device)];
+      if (!c.completed_ranks.contains(rank)) cr.unfinished.push_back(global_of[static_cast<std::size_t>(device)]);
+    }
     comm_index[id] = static_cast<int>(rec.comms.size());
     rec.comms.push_back(std::move(cr));
   }
