@@ -9,7 +9,7 @@
 #
 #   BUILD_DIR  build directory (default build-asan, shared with tools/sanitize.sh asan)
 #   JOBS       parallel compile jobs (default: nproc)
-#   TARGETS    which targets to run (default: "program trace header join options")
+#   TARGETS    which targets to run (default: "program trace header join options diagnose")
 #   FUZZ_SEED  libFuzzer seed (default 1, so a CI run is repeatable; 0 = random)
 #
 # A finding is written to $BUILD_DIR/fuzz-artifacts/; reproduce it with
@@ -20,7 +20,7 @@ root=$PWD
 seconds=${1:-60}
 build_dir=${BUILD_DIR:-build-asan}
 jobs=${JOBS:-$(nproc)}
-targets=${TARGETS:-program trace header join options}
+targets=${TARGETS:-program trace header join options diagnose}
 
 start=$(date +%s)
 # The configuration of `tools/sanitize.sh asan` (whose build carries the fuzz
@@ -51,6 +51,22 @@ for f in "${sources[@]}"; do
     --max-steps 1000000 </dev/null >/dev/null 2>&1 || true
 done
 if compgen -G "tests/fuzz/regressions/*.jsonl" >/dev/null; then cp tests/fuzz/regressions/*.jsonl "$seeds/trace/"; fi
+# spmd diagnose's fixtures, one seed per case: a mode byte (0 NCCL logs, 1
+# flight-recorder dumps), then the case's files joined by "\n@@\n".
+mkdir -p "$seeds/diagnose"
+for case in tests/fixtures/diagnose/*; do
+  [[ $case == *.py ]] && continue
+  name=$(basename "$case")
+  if [[ -d $case ]]; then mapfile -t files < <(find "$case" -type f | sort); else files=("$case"); fi
+  if [[ $name == fr_* ]]; then mode='\001'; else mode='\000'; fi
+  {
+    printf "$mode"
+    for k in "${!files[@]}"; do
+      ((k > 0)) && printf '\n@@\n'
+      cat "${files[$k]}"
+    done
+  } >"$seeds/diagnose/$name"
+done
 
 failed=()
 for t in $targets; do
@@ -60,6 +76,7 @@ for t in $targets; do
     trace) corpus_seeds=$seeds/trace; dict=(-dict=tests/fuzz/trace.dict) ;;
     join) corpus_seeds=tests/fuzz/join; dict=(-dict=tests/fuzz/join.dict) ;;
     options) corpus_seeds=tests/fuzz/options; dict=() ;;
+    diagnose) corpus_seeds=$seeds/diagnose; dict=(-dict=tests/fuzz/diagnose.dict) ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   mkdir -p "$work/$t"

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -82,6 +83,36 @@ void print_outcome(const spmd::cli::RunOutcome& o, const std::string& format) {
   // One write per line: the signal thread may print meanwhile, and a line
   // must not be split by its message.
   std::cerr << ("spmd: " + o.summary() + "\n") << std::flush;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+// replay and diagnose: `check` returns the summary of a clean verdict (said
+// on stderr) or throws the report; either way the outcome prints as `format`
+// and its exit code is returned.
+int report_verdict(const std::string& files, const std::string& format,
+                   const std::function<std::string(spmd::cli::RunOutcome&)>& check) {
+  spmd::cli::RunOutcome o;
+  o.file = files;
+  try {
+    const std::string summary = check(o);
+    if (format == "text") std::cerr << summary << std::flush;
+  } catch (const spmd::Error& e) {
+    o.report = e.report();
+    o.exit_code = spmd::cli::exit_code_for_kind(e.kind());
+    o.status = e.kind() == "Deadlock" ? "deadlock" : e.kind() == "CollectiveMismatch" ? "mismatch" : "error";
+    o.devices = e.report().devices;
+  }
+  if (format == "json") {
+    print_outcome(o, "json");
+  } else if (o.report) {
+    std::cerr << o.report->to_text() << std::flush;
+  }
+  return o.exit_code;
 }
 
 }  // namespace
@@ -249,66 +280,32 @@ int main(int argc, char** argv) {
     } else if (*replay) {
       spmd::RuntimeOptions opts;
       opts.devices = replay_devices;
-      std::string files;
-      for (const auto& f : trace_files) files += (files.empty() ? "" : " ") + f;
-      opts.repro = "spmd replay " + files;
-      spmd::cli::RunOutcome o;
-      o.file = files;
-      try {
+      opts.repro = "spmd replay " + joined(trace_files);
+      code = report_verdict(joined(trace_files), replay_format, [&](spmd::cli::RunOutcome& o) {
         spmd::ReplaySummary s = spmd::replay_trace_files(trace_files, opts);
         o.device_count = s.devices;
-        if (replay_format == "text") {
-          std::cerr << "spmd: replayed " << s.devices << " devices and " << s.collectives
-                    << " collective arrivals: every collective matched, no deadlock";
-          if (!s.recorded_status.empty()) std::cerr << " (the recorded run ended: " << s.recorded_status
-                                                    << (s.recorded_kind.empty() ? "" : " " + s.recorded_kind) << ")";
-          std::cerr << std::endl;
+        std::string text = "spmd: replayed " + std::to_string(s.devices) + " devices and " +
+                           std::to_string(s.collectives) + " collective arrivals: every collective matched, no deadlock";
+        if (!s.recorded_status.empty()) {
+          text += " (the recorded run ended: " + s.recorded_status +
+                  (s.recorded_kind.empty() ? "" : " " + s.recorded_kind) + ")";
         }
-      } catch (const spmd::Error& e) {
-        o.report = e.report();
-        o.exit_code = spmd::cli::exit_code_for_kind(e.kind());
-        o.status = e.kind() == "Deadlock" ? "deadlock" : e.kind() == "CollectiveMismatch" ? "mismatch" : "error";
-        o.devices = e.report().devices;
-      }
-      if (replay_format == "json") {
-        print_outcome(o, "json");
-      } else if (o.report) {
-        std::cerr << o.report->to_text() << std::flush;
-      }
-      code = o.exit_code;
+        return text + "\n";
+      });
     } else if (*diagnose) {
       spmd::DiagnoseOptions opts;
       opts.timeline_path = diagnose_timeline;
-      std::string files;
-      for (const auto& f : diagnose_files) files += (files.empty() ? "" : " ") + f;
-      opts.repro = "spmd diagnose " + files;
-      spmd::cli::RunOutcome o;
-      o.file = files;
-      try {
+      opts.repro = "spmd diagnose " + joined(diagnose_files);
+      code = report_verdict(joined(diagnose_files), diagnose_format, [&](spmd::cli::RunOutcome& o) {
         const spmd::DiagnoseSummary s = spmd::diagnose_files(diagnose_files, opts);
         o.device_count = s.ranks;
-        if (diagnose_format == "text") {
-          std::string text = "spmd: read " + std::to_string(s.ranks) + " ranks' " + s.source_kind + "s: " +
-                             std::to_string(s.communicators) +
-                             (s.communicators == 1 ? " communicator, " : " communicators, ") + std::to_string(s.calls) +
-                             " calls; every rank completed the same calls on each communicator: no hang, no mismatch\n";
-          for (const std::string& l : s.cannot_tell) text += "  the input cannot tell: " + l + "\n";
-          std::cerr << text << std::flush;
-        }
-      } catch (const spmd::Error& e) {
-        if (e.kind() != "Deadlock" && e.kind() != "CollectiveMismatch") throw;
-        o.report = e.report();
-        o.exit_code = spmd::cli::exit_code_for_kind(e.kind());
-        o.status = e.kind() == "Deadlock" ? "deadlock" : "mismatch";
-        o.devices = e.report().devices;
-        o.device_count = static_cast<int>(o.devices.size());
-      }
-      if (diagnose_format == "json") {
-        print_outcome(o, "json");
-      } else if (o.report) {
-        std::cerr << o.report->to_text() << std::flush;
-      }
-      code = o.exit_code;
+        std::string text = "spmd: read " + std::to_string(s.ranks) + " ranks' " + s.source_kind + "s: " +
+                           std::to_string(s.communicators) +
+                           (s.communicators == 1 ? " communicator, " : " communicators, ") + std::to_string(s.calls) +
+                           " calls; every rank completed the same calls on each communicator: no hang, no mismatch\n";
+        for (const std::string& l : s.cannot_tell) text += "  the input cannot tell: " + l + "\n";
+        return text;
+      });
     }
   } catch (const CLI::ValidationError& e) {
     std::cerr << "spmd: " << e.what() << "\n";

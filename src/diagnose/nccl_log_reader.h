@@ -1,13 +1,16 @@
 #pragma once
-// Reads NCCL_DEBUG=INFO logs (NCCL 2.18 to 2.30) into a Recording: the
-// communicator set-up lines ("comm 0x... rank R nranks N cudaDev D ...
-// commId 0x... - Init COMPLETE", their ncclCommSplit forms) map each
-// process's communicator pointers to ranks; the collective lines
-// ("AllReduce: opCount 5 sendbuff ... count 1024 datatype 7 op 0 root 0
-// comm 0x... [nranks=8] stream ...") become each rank's calls. Lines of
-// several processes may be interleaved in one file or spread over many; any
-// text before the "host:pid:tid [dev]" prefix (timestamps, launcher
-// prefixes) is skipped, and lines that are not NCCL's are ignored.
+// Reads NCCL_DEBUG=INFO logs (NCCL 2.18 to 2.30; older ones without commId
+// too) into a Recording: the communicator set-up lines ("comm 0x... rank R
+// nranks N cudaDev D ... commId 0x... - Init START / Init COMPLETE", their
+// ncclCommSplit forms) map each process's communicator pointers to ranks;
+// the collective lines ("AllReduce: opCount 5 sendbuff ... count 1024
+// datatype 7 op 0 root 0 comm 0x... [nranks=8] stream ...") become each
+// rank's calls. Lines of several processes may be interleaved in one file or
+// spread over many; any text before the "host:pid:tid [dev]" prefix
+// (timestamps, launcher prefixes such as torchrun's or Ray's) is skipped, a
+// line that two processes wrote at once belongs to its last prefix, and a
+// call line that lost its prefix goes to the one process that owns its
+// communicator. Lines that are not NCCL's are ignored.
 
 #include <string>
 #include <string_view>
