@@ -288,7 +288,9 @@ std::string instead(const Recording& rec, const Replay& replay, int m, const Cal
   }
   std::string s = who + (rec.source_kind == "flight-recorder dump" ? " completed every call it recorded"
                                                                      : "'s log stops");
-  s += last_here ? " after " + last_here->label + " [" + last_here->recorded_at + "]"
+  s += last_here ? " after " + last_here->label +
+                       (last_here->user_frame.valid() ? " (" + where_text(last_here->user_frame) + ")" : "") + " [" +
+                       last_here->recorded_at + "]"
                  : ", having made no call on this communicator";
   if (!rank.last_words.empty()) s += "; its last line: " + rank.last_words + " [" + where_text(rank.last_line) + "]";
   return s;
@@ -442,7 +444,7 @@ HangVerdict analyse_recording(const Recording& rec, const std::string& repro) {
                         : "find why " + ranks_text(absent) + " did not reach " + c.op +
                               (c.user_frame.valid() ? " at " + where_text(c.user_frame) : " #" + std::to_string(c.seq)) +
                               " like the others: a condition that depends on the rank or the data, an exception, or "
-                              "a loop with a different trip count; the lines below say what each was doing instead");
+                              "a loop with a different trip count; the lines above say what each did instead");
     r.op = c.op;
     r.axis = comm.name;
     r.where = where;

@@ -159,7 +159,8 @@ TEST_CASE("diagnose: the flight-recorder tutorial's hang (pickle, version 2.10)"
         "hang: rank 0 waits at all_reduce #5 on process group 0 (default_pg) (2 ranks) but rank 1 never joins");
   CHECK(r.where.to_string() == "/home/user/crash.py:44");
   CHECK(r.details.at(0) == "rank 1 completed every call it recorded after nccl:all_reduce #4 on process group 0 "
-                           "(default_pg) (entry 3) [" + fixture("fr_skipped_allreduce/trace_1") + " entry 3]");
+                           "(default_pg) (entry 3) (/home/user/crash.py:44) [" +
+                               fixture("fr_skipped_allreduce/trace_1") + " entry 3]");
   CHECK(rank(r, 0).detail ==
         "nccl:all_reduce #5 on process group 0 (default_pg) (entry 4) (input sizes [[3, 4]], input dtypes ['Float'], "
         "output sizes [[3, 4]]) [scheduled]");
