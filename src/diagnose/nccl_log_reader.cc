@@ -13,21 +13,93 @@ namespace spmd::detail {
 
 namespace {
 
-// The prefix NCCL's logger writes before every INFO/WARN line (debug.cc):
-// "host:pid:tid [cudaDev] NCCL INFO msg", and for WARN since 2.19
-// "host:pid:tid [cudaDev] file.cc:123 (func) NCCL WARN msg". Anything before
-// the host (a timestamp, "[default3]:" from torchrun, "0: " from srun) is not
-// NCCL's and is skipped.
-const std::regex& prefix_pattern() {
-  static const std::regex re(R"(([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] (?:\S+ (?:\(\S*\) )?)?NCCL (INFO|WARN) ?(.*)$)");
+// The prefix NCCL's logger writes before every WARN line (debug.cc):
+// "host:pid:tid [cudaDev] file.cc:123 (func) NCCL WARN msg" (INFO lines are
+// read by parse_info_prefix). Anything before the host (a timestamp,
+// "[default3]:" from torchrun, "0: " from srun) is not NCCL's and is skipped.
+const std::regex& warn_pattern() {
+  static const std::regex re(R"(([^\s:\[\]]+):(\d+):(\d+) \[(\d+)\] (?:\S+ (?:\(\S*\) )?)?NCCL WARN ?(.*)$)");
   return re;
 }
 
-// ncclEnqueueCheck's line (enqueue.cc; the same text from 2.18 to 2.30).
-const std::regex& call_pattern() {
-  static const std::regex re(
-      R"(^(\w+): opCount ([0-9a-fA-F]+) sendbuff (\S+) recvbuff (\S+) count (\d+) datatype (\d+) op (\d+) root (-?\d+) comm (\S+) \[nranks=(\d+)\] stream (\S+)\s*$)");
-  return re;
+// ncclEnqueueCheck's line (enqueue.cc; the same text from 2.18 to 2.30):
+// "Op: opCount X sendbuff P recvbuff P count N datatype N op N root N comm P
+// [nranks=N] stream P". Parsed by hand: a log holds millions of them.
+struct CallLine {
+  std::string op, op_count, count, datatype, redop, root, comm;
+};
+
+bool all_of(std::string_view s, bool (*ok)(char)) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!ok(c)) return false;
+  }
+  return true;
+}
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
+std::optional<CallLine> parse_call(std::string_view msg) {
+  while (!msg.empty() && (msg.back() == ' ' || msg.back() == '\t')) msg.remove_suffix(1);
+  std::vector<std::string_view> t;
+  for (std::size_t at = 0; at <= msg.size() && t.size() <= 20;) {
+    const std::size_t space = std::min(msg.find(' ', at), msg.size());
+    t.push_back(msg.substr(at, space - at));
+    at = space + 1;
+  }
+  static constexpr std::string_view kKeys[] = {"opCount", "sendbuff", "recvbuff", "count", "datatype",
+                                               "op",      "root",     "comm"};
+  if (t.size() != 20 || t[0].size() < 2 || t[0].back() != ':' || t[18] != "stream") return std::nullopt;
+  for (std::size_t k = 0; k < std::size(kKeys); ++k) {
+    if (t[1 + 2 * k] != kKeys[k]) return std::nullopt;
+  }
+  const std::string_view op = t[0].substr(0, t[0].size() - 1);
+  std::string_view root = t[14];
+  if (!root.empty() && root[0] == '-') root.remove_prefix(1);
+  const std::string_view nranks = t[17];
+  if (!all_of(op, is_word) || !all_of(t[2], is_hex) || !all_of(t[8], is_digit) || !all_of(t[10], is_digit) ||
+      !all_of(t[12], is_digit) || !all_of(root, is_digit) || !nranks.starts_with("[nranks=") || !nranks.ends_with("]") ||
+      !all_of(nranks.substr(8, nranks.size() - 9), is_digit) || t[16].empty() || t[19].empty()) {
+    return std::nullopt;
+  }
+  return CallLine{std::string(op),    std::string(t[2]),  std::string(t[8]), std::string(t[10]),
+                  std::string(t[12]), std::string(t[14]), std::string(t[16])};
+}
+
+// "host:pid:tid [dev] NCCL INFO msg" with any text in front: the host, pid
+// and device of the last such prefix in the line, and the message after it.
+struct InfoPrefix {
+  std::string host, pid;
+  int device = 0;
+  std::string_view msg;
+};
+
+std::optional<InfoPrefix> parse_info_prefix(std::string_view line) {
+  static constexpr std::string_view kTag = " NCCL INFO";
+  const std::size_t tag = line.rfind(kTag);
+  if (tag == std::string_view::npos) return std::nullopt;
+  std::string_view msg = line.substr(tag + kTag.size());
+  if (!msg.empty() && msg[0] == ' ') msg.remove_prefix(1);
+  std::string_view before = line.substr(0, tag);  // "... host:pid:tid [dev]"
+  if (before.empty() || before.back() != ']') return std::nullopt;
+  const std::size_t open = before.rfind('[');
+  if (open == std::string_view::npos || open < 1 || before[open - 1] != ' ') return std::nullopt;
+  const std::string_view dev = before.substr(open + 1, before.size() - open - 2);
+  if (!all_of(dev, is_digit) || dev.size() > 6) return std::nullopt;
+  before = before.substr(0, open - 1);  // "... host:pid:tid"
+  std::size_t start = before.size();
+  while (start > 0 && before[start - 1] != ' ' && before[start - 1] != '\t' && before[start - 1] != ']') --start;
+  std::string_view token = before.substr(start);  // "[default3]:host:pid:tid" has lost its "[default3]"
+  const std::size_t c2 = token.rfind(':');
+  if (c2 == std::string_view::npos || c2 == 0) return std::nullopt;
+  const std::size_t c1 = token.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos) return std::nullopt;
+  const std::string_view pid = token.substr(c1 + 1, c2 - c1 - 1), tid = token.substr(c2 + 1);
+  std::string_view host = token.substr(0, c1);
+  if (const std::size_t colon = host.rfind(':'); colon != std::string_view::npos) host.remove_prefix(colon + 1);
+  if (host.empty() || !all_of(pid, is_digit) || !all_of(tid, is_digit) || pid.size() > 9) return std::nullopt;
+  return InfoPrefix{std::string(host), std::string(pid), std::stoi(std::string(dev)), msg};
 }
 
 // The end of communicator set-up (init.cc). 2.18-2.19: "comm P rank R nranks N
@@ -106,7 +178,7 @@ class Reader {
   void on_init(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
                const std::string& file, int line, const std::string& text);
   void read_orphan(const LogFile& file, const std::string& line, int line_no, bool cut_short);
-  void on_call(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
+  void on_call(const CallLine& m, const std::string& process, int device, const SourceLoc& at,
                const std::string& file, int line, const std::string& text);
 
   std::map<std::string, int> device_index_;
@@ -180,13 +252,13 @@ void Reader::on_init(const std::smatch& m, const std::string& process, int devic
   ++init_lines_;
 }
 
-void Reader::on_call(const std::smatch& m, const std::string& process, int device, const SourceLoc& at,
+void Reader::on_call(const CallLine& m, const std::string& process, int device, const SourceLoc& at,
                      const std::string& file, int line, const std::string& text) {
-  const std::string ptr = m[9];
+  const std::string& ptr = m.comm;
   auto inst = instances_.find({process, ptr});
   if (inst == instances_.end()) {
     Report r = make_report("UsageError",
-                           file + ":" + std::to_string(line) + ": " + std::string(m[1]) + " on communicator " + ptr +
+                           file + ":" + std::to_string(line) + ": " + m.op + " on communicator " + ptr +
                                " of process " + process + ", which no 'Init COMPLETE' line introduced",
                            "give each process's log from the start of the job: NCCL prints the set-up lines with "
                            "NCCL_DEBUG=INFO when NCCL_DEBUG_SUBSYS includes INIT (its default does)");
@@ -197,20 +269,20 @@ void Reader::on_call(const std::smatch& m, const std::string& process, int devic
   CommInstance& ci = inst->second;
   Device& d = devices_[static_cast<std::size_t>(device)];
   CallRecord c;
-  c.op = m[1];
+  c.op = m.op;
   c.seq = ci.next_seq++;
   c.p2p = c.op == "Send" || c.op == "Recv";
   c.sends = c.op == "Send";
-  const int datatype = to_int(m[6]);
-  const int redop = to_int(m[7]);
-  const int root = to_int(m[8]);
-  c.signature.push_back("count " + std::string(m[5]));
-  c.signature.push_back("datatype " + std::string(m[6]) + " (" + nccl_datatype_name(datatype) + ")");
+  const int datatype = to_int(m.datatype);
+  const int redop = to_int(m.redop);
+  const int root = to_int(m.root);
+  c.signature.push_back("count " + m.count);
+  c.signature.push_back("datatype " + m.datatype + " (" + nccl_datatype_name(datatype) + ")");
   if (c.op == "AllReduce" || c.op == "Reduce" || c.op == "ReduceScatter") {
-    c.signature.push_back("op " + std::string(m[7]) + " (" + nccl_redop_name(redop) + ")");
+    c.signature.push_back("op " + m.redop + " (" + nccl_redop_name(redop) + ")");
   }
   if (c.op == "Broadcast" || c.op == "Reduce" || c.op == "Gather" || c.op == "Scatter") {
-    c.signature.push_back("root " + std::string(m[8]));
+    c.signature.push_back("root " + m.root);
   }
   if (c.p2p) c.peer = root;  // ncclSend/ncclRecv log their peer as the root
   c.at = at;
@@ -219,25 +291,27 @@ void Reader::on_call(const std::smatch& m, const std::string& process, int devic
   // them together.
   if (c.p2p && !d.calls.empty()) {
     const CallRecord& prev = d.calls.back();
-    if (prev.p2p && d.comm_of_call.back() == ci.identity && d.op_count_of_call.back() == std::string(m[2])) {
+    if (prev.p2p && d.comm_of_call.back() == ci.identity && d.op_count_of_call.back() == m.op_count) {
       c.group = prev.group >= 0 ? prev.group : static_cast<int>(d.calls.size()) - 1;
       if (prev.group < 0) d.calls.back().group = c.group;
     }
   }
   d.calls.push_back(std::move(c));
   d.comm_of_call.push_back(ci.identity);
-  d.op_count_of_call.push_back(m[2]);
+  d.op_count_of_call.push_back(m.op_count);
   ++call_lines_;
 }
 
 // A call line that lost its prefix to another process's write: its
 // communicator pointer names its process when only one process has it.
 void Reader::read_orphan(const LogFile& file, const std::string& line, int line_no, bool cut_short) {
-  static const std::regex call_anywhere(
-      R"((\w+): opCount ([0-9a-fA-F]+) sendbuff (\S+) recvbuff (\S+) count (\d+) datatype (\d+) op (\d+) root (-?\d+) comm (\S+) \[nranks=(\d+)\] stream (\S+)\s*$)");
-  std::smatch m;
   const std::string where = file.path + ":" + std::to_string(line_no);
-  if (!std::regex_search(line, m, call_anywhere)) {
+  // The call starts at the word before ": opCount ".
+  const std::size_t colon = line.find(": opCount ");
+  std::size_t start = colon;
+  while (start > 0 && is_word(line[start - 1])) --start;
+  const std::optional<CallLine> m = parse_call(std::string_view(line).substr(start));
+  if (!m) {
     if (!cut_short) cannot_tell_.push_back(where + ": a call line without its process prefix was skipped");
     return;
   }
@@ -245,19 +319,18 @@ void Reader::read_orphan(const LogFile& file, const std::string& line, int line_
   std::string process;
   int owners = 0;
   for (const auto& [key, inst] : instances_) {
-    if (key.second != std::string(m[9])) continue;
+    if (key.second != m->comm) continue;
     owner = &inst;
     process = key.first;
     ++owners;
   }
   if (owners != 1) {
     cannot_tell_.push_back(where + ": a call line without its process prefix (interleaved output) was skipped: " +
-                           (owners == 0 ? "no process" : "several processes") + " set up its communicator " +
-                           std::string(m[9]));
+                           (owners == 0 ? "no process" : "several processes") + " set up its communicator " + m->comm);
     return;
   }
   const SourceLoc at{intern_path(file.path), static_cast<std::uint32_t>(line_no), 0};
-  on_call(m, process, owner->device, at, file.path, line_no, line);
+  on_call(*m, process, owner->device, at, file.path, line_no, line);
   cannot_tell_.push_back(where + ": a call line without its process prefix (interleaved output) was given to " +
                          process + ", the only process with its communicator");
 }
@@ -278,37 +351,40 @@ void Reader::read(const LogFile& file) {
       if (line.find(": opCount ") != std::string::npos) read_orphan(file, line, line_no, cut_short);
       continue;
     }
-    std::smatch p;
-    if (!std::regex_search(line, p, prefix_pattern())) continue;
+    const SourceLoc at{intern_path(file.path), static_cast<std::uint32_t>(line_no), 0};
+    if (line.find(" NCCL WARN") != std::string::npos) {  // rare: read with the pattern
+      std::smatch w;
+      if (std::regex_search(line, w, warn_pattern())) {
+        Device& d = devices_[static_cast<std::size_t>(device_for(w[1], w[2], to_int(w[4])))];
+        d.last_words = "NCCL WARN " + std::string(w[5]);
+        d.last_line = at;
+      }
+      continue;
+    }
     // Two processes writing at once can leave one's prefix in front of the
     // other's line ("h:1:1 [2] NCCL INFO h:2:2 [7] NCCL INFO Broadcast: ..."):
     // the last prefix owns the line.
-    for (std::smatch inner; std::regex_search(p[6].first, p[6].second, inner, prefix_pattern());) p = inner;
-    const std::string host = p[1], pid = p[2];
-    const std::string process = host + ":" + pid;
-    const int device = device_for(host, pid, to_int(p[4]));
-    const SourceLoc at{intern_path(file.path), static_cast<std::uint32_t>(line_no), 0};
+    const std::optional<InfoPrefix> p = parse_info_prefix(line);
+    if (!p) continue;
+    const std::string process = p->host + ":" + p->pid;
+    const int device = device_for(p->host, p->pid, p->device);
     Device& d = devices_[static_cast<std::size_t>(device)];
-    const std::string msg = p[6];
-    if (std::string(p[5]) == "WARN") {
-      d.last_words = "NCCL WARN " + msg;
-      d.last_line = at;
-      continue;
-    }
+    const std::string msg(p->msg);
     // What a rank said last, unless it was a call: "Destroy COMPLETE" (it
     // finished), a WARN (it failed), a bootstrap line (it never got through
     // set-up).
     d.last_words = "NCCL INFO " + msg;
     d.last_line = at;
-    std::smatch m;
     try {
+      std::smatch m;
       if (msg.find(": opCount ") != std::string::npos) {
-        if (!std::regex_match(msg, m, call_pattern())) {
+        const std::optional<CallLine> call = parse_call(msg);
+        if (!call) {
           bad_line(file.path, line_no, line, "a collective line that does not parse",
                    "NCCL prints 'Op: opCount N sendbuff P recvbuff P count N datatype N op N root N comm P "
                    "[nranks=N] stream P'; was the line cut or edited?");
         }
-        on_call(m, process, device, at, file.path, line_no, line);
+        on_call(*call, process, device, at, file.path, line_no, line);
         d.last_words.clear();
         d.last_line = at;
       } else if (msg.find("Init COMPLETE") != std::string::npos || msg.find("Init START") != std::string::npos) {
