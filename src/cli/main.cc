@@ -20,6 +20,7 @@
 #include "spmd/config.h"
 #include "spmd/diagnose/diagnose.h"
 #include "spmd/error.h"
+#include "spmd/log.h"
 #include "spmd/runtime/runtime.h"
 #include "spmd/trace/replay.h"
 
@@ -59,6 +60,15 @@ void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::str
                   "for every pmap, print how its arguments were split or replicated, what each device returned "
                   "and which collectives the devices ran (also in --format json)");
   }
+}
+
+// Every subcommand takes --log-level (and SPMD_LOG_LEVEL): spmdsim's own logging.
+void add_log_option(CLI::App* cmd, std::string& spec) {
+  cmd->add_option("--log-level", spec,
+                  "spmdsim's own log on stderr: off (default), error, warn, info, debug or trace, for every subsystem "
+                  "or per subsystem (runtime, rendezvous, sim, cuda, dist, python, diagnose), e.g. "
+                  "'rendezvous=debug,sim=trace'")
+      ->envname("SPMD_LOG_LEVEL");
 }
 
 void apply_sizes(RunSettings& s, const std::string& arena, const std::string& stack) {
@@ -204,6 +214,9 @@ int main(int argc, char** argv) {
   diagnose->add_option("--timeline", diagnose_timeline, "also write the ranks' calls as a Chrome trace (Perfetto)")
       ->check(spmd::cli::output_path());
 
+  std::string log_spec;
+  for (CLI::App* cmd : {run, test, replay, diagnose}) add_log_option(cmd, log_spec);
+
   if (argc > 1 && argv[1][0] != '-') {
     std::string cmd = argv[1];
     if (cmd != "run" && cmd != "test" && cmd != "replay" && cmd != "diagnose") {
@@ -228,6 +241,7 @@ int main(int argc, char** argv) {
 
   int code = 0;
   try {
+    if (!log_spec.empty()) spmd::set_log_level(log_spec);
     const spmd::cli::ProcessLayout layout = *run ? spmd::cli::process_layout_for(run_settings) : spmd::cli::ProcessLayout{};
     const int processes = layout.processes;
     if (*run && processes > 1 && !run_settings.process_id) {

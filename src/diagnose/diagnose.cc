@@ -11,6 +11,7 @@
 #include "spmd/error.h"
 #include "spmd/util/json.h"
 #include "util/input_file.h"
+#include "util/log.h"
 #include "util/output_file.h"
 
 namespace spmd {
@@ -100,8 +101,11 @@ DiagnoseSummary diagnose_files(const std::vector<std::string>& paths, const Diag
   for (const std::string& path : expand(paths)) {
     std::string bytes = read_input_bytes(path, "log or dump", kMaxInputBytes);
     if (detail::looks_like_flight_recorder_dump(bytes)) {
+      SPMD_LOG(kDiagnose, debug, "{}: a flight-recorder dump ({} bytes, {})", path, bytes.size(),
+               static_cast<unsigned char>(bytes[0]) == 0x80 ? "pickle" : "JSON");
       dumps.push_back({path, std::move(bytes)});
     } else if (detail::looks_like_nccl_log(bytes)) {
+      SPMD_LOG(kDiagnose, debug, "{}: an NCCL log ({} bytes)", path, bytes.size());
       logs.push_back({path, std::move(bytes)});
     } else {
       const bool spmd_trace = bytes.find("\"event\"") != std::string::npos && bytes.find("\"run_start\"") != std::string::npos;
@@ -123,7 +127,9 @@ DiagnoseSummary diagnose_files(const std::vector<std::string>& paths, const Diag
   if (rec.ranks.empty()) {
     throw_invalid_argument("UsageError", "the inputs name no rank", "give every rank's log or dump of one job");
   }
+  SPMD_LOG(kDiagnose, debug, "read {} ranks, {} communicators", rec.ranks.size(), rec.comms.size());
   detail::HangVerdict verdict = detail::analyse_recording(rec, options.repro);
+  SPMD_LOG(kDiagnose, debug, "replayed {} calls, {} completed: {}", verdict.calls, verdict.completed, verdict.status);
   if (!options.timeline_path.empty()) {
     write_output_file(options.timeline_path, "timeline file", timeline(rec, verdict).dump(1));
   }

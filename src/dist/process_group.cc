@@ -13,6 +13,7 @@
 #include "rendezvous/run_reports.h"
 #include "spmd/error.h"
 #include "trace/trace_reader.h"
+#include "util/log.h"
 
 namespace spmd::dist {
 
@@ -426,6 +427,8 @@ std::vector<std::string> ProcessGroup::exchange(std::string_view group, std::int
 // --- collectives ------------------------------------------------------------------
 
 void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::vector<int>& members) {
+  SPMD_LOG(kDist, debug, "rank {} checks {} against {}", rank_, sig.op_and_axes(),
+           detail::format_ids(members, "rank", "ranks"));
   if (ended_) {
     Report r = make_report("InvalidArgument", "rank " + std::to_string(rank_) + " already ended its part of the run",
                            "call check_collective only between joining and finish()/fail()");
@@ -498,6 +501,7 @@ void ProcessGroup::check_collective(const CollectiveSignature& sig, const std::v
 
 void ProcessGroup::mismatch(const std::vector<CollectiveSignature>& sigs, const std::vector<int>& members,
                             std::int64_t n) {
+  SPMD_LOG(kDist, info, "rank {}: the processes' signatures differ at collective #{}: mismatch", rank_, n);
   // Every member reads the same signatures and reports the same table.
   const CollectiveSignature& ref = sigs[0];
   std::string field;
@@ -539,6 +543,7 @@ void ProcessGroup::annotate(Report& r) const {
 
 void ProcessGroup::deadlock(const Snapshot& s, const std::string& group, std::int64_t n,
                             const std::vector<int>& members, const CollectiveSignature& sig) {
+  SPMD_LOG(kDist, info, "rank {}: every process is blocked at {} #{}: deadlock", rank_, sig.op_and_axes(), n);
   // Who waits here, and where the other members are instead.
   std::vector<int> here;
   std::vector<std::string> elsewhere;

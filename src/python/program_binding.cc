@@ -14,6 +14,7 @@
 #include "spmd/runtime/device.h"
 #include "util/format_bytes.h"
 #include "util/tsan_annotations.h"
+#include "util/log.h"
 
 namespace spmd::python {
 
@@ -220,7 +221,12 @@ void bind_programs(py::module_& m) {
            })
       .def("input_dependencies", &program::ProgramBuilder::input_dependencies)
       .def("set_outputs", [](program::ProgramBuilder& b, const py::sequence& outs) { b.set_outputs(to_atoms(outs)); })
-      .def("finish", [](program::ProgramBuilder& b) { return held(b.finish()); });
+      .def("finish", [](program::ProgramBuilder& b) {
+        auto p = b.finish();
+        SPMD_LOG(kPython, debug, "traced a program: {} inputs, {} equations, {} outputs", p->inputs().size(),
+                 p->equations().size(), p->outputs().size());
+        return held(std::move(p));
+      });
 
   m.def("apply_primitive",
         [](const std::string& prim, const std::vector<Array>& args, const py::dict& params, const py::handle& loc) {

@@ -12,6 +12,7 @@
 #include "spmd/program/executor.h"
 #include "runtime/pmap_impl.h"
 #include "spmd/runtime/runtime.h"
+#include "util/log.h"
 
 namespace spmd::python {
 
@@ -65,7 +66,11 @@ Runtime& runtime() {
       throw InvalidArgument(make_report("RuntimeError", "spmdsim's jax has no devices: the program is not run by spmd",
                                         "run it with `spmd run prog.py`"));
     }
-    g_runtime = &g_factory(program_device_count());
+    const std::optional<int> asked = program_device_count();
+    if (asked) SPMD_LOG(kPython, info, "the program asks for {} devices (XLA_FLAGS or jax_num_cpu_devices)", *asked);
+    g_runtime = &g_factory(asked);
+    SPMD_LOG(kPython, info, "runtime started: {} devices, backend {}", g_runtime.load()->device_count(),
+             g_runtime.load()->backend_name());
   }
   return *g_runtime.load();
 }
@@ -198,6 +203,8 @@ void bind_runtime(py::module_& m) {
 
   m.def("pmap", [](const std::shared_ptr<program::Program>& p, const std::vector<Array>& args, const PmapOptions& o) {
     runtime();  // a clear error when no runtime is set
+    SPMD_LOG(kPython, debug, "pmap runs a traced program of {} equations on {} arguments", p->equations().size(),
+             args.size());
     return then_host_callbacks([&] {
       // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
       FiberSafeGilRelease release;

@@ -11,6 +11,7 @@
 #include "runtime/device_context.h"
 #include "runtime/run.h"
 #include "spmd/error.h"
+#include "util/log.h"
 
 namespace spmd::detail {
 
@@ -180,6 +181,8 @@ void check_across_processes(Run& run, const DeviceContext& ctx, const Collective
       call.members[p] = {nullptr, {}, nullptr, static_cast<DeviceId>(p)};
     }
   }
+  SPMD_LOG(kRendezvous, debug, "{} #{} complete: moving data, then releasing {} devices", call.sig->op_and_axes(),
+           ctx.history_size() - 1, comm.size);
   comm.reset();
   // The members stay parked (counted as blocked) while the data moves.
   lock.unlock();
@@ -238,6 +241,8 @@ void run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSign
   Communicator& comm = communicator_of(run, ctx, axes);
   comm.slots[static_cast<std::size_t>(axes.slot)] = &me;
   ++comm.arrived;
+  SPMD_LOG(kRendezvous, debug, "{} arrives at {} #{} ({} of {})", ctx.label, sig.op_and_axes(), me.seq, comm.arrived,
+           comm.size);
   if (comm.first == nullptr) {
     comm.first = &me;
   } else if (!(*comm.first->sig == sig)) {
@@ -248,10 +253,12 @@ void run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSign
     ctx.waiting = &me;  // cleared by Run::release()
     run.block(lock, ctx, DeviceState::kWaitingCollective);  // returns unlocked
   } else if (comm.mismatch) {
+    SPMD_LOG(kRendezvous, debug, "{} #{} complete with different signatures: mismatch", sig.op_and_axes(), me.seq);
     stop_on_mismatch(run, ctx, comm, me);
   } else if (sig.kind == CollectiveKind::kBarrier && run.runtime().processes == nullptr) {
     // No data to move: wake the members without letting go of the lock,
     // emptying the slots on the way (comm.reset() without a second pass).
+    SPMD_LOG(kRendezvous, debug, "{} #{} complete: releasing {} devices", sig.op_and_axes(), me.seq, comm.size);
     for (Arrival*& slot : comm.slots) {
       Arrival* a = std::exchange(slot, nullptr);
       ++a->ctx->collectives_done;

@@ -8,6 +8,7 @@
 #include "rendezvous/run_reports.h"
 #include "spmd/debug/breakpoint.h"
 #include "spmd/error.h"
+#include "util/log.h"
 
 namespace spmd::detail {
 
@@ -45,6 +46,7 @@ DeviceContext& Run::add_context(DeviceContext* parent, DeviceId device, std::vec
 }
 
 void Run::device_started(DeviceContext& ctx) {
+  SPMD_LOG(kRuntime, debug, "{} starts", ctx.label);
   {
     std::lock_guard<std::mutex> lock(mu_);
     ctx.state = DeviceState::kRunning;
@@ -60,6 +62,7 @@ void Run::end_device(DeviceContext& ctx, DeviceState final_state) {
 }
 
 void Run::device_finished(DeviceContext& ctx) {
+  SPMD_LOG(kRuntime, debug, "{} finishes after {} collectives", ctx.label, ctx.collectives_done);
   record_event(ctx, RecentEvent{EventKind::kDeviceFinish});
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -157,7 +160,9 @@ void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceSt
       --blocked_;
       throw RunAborted{};
     }
+    SPMD_LOG(kRuntime, debug, "{} parks ({} of {} live devices blocked)", ctx.label, blocked_, live_);
     ctx.parker().park(lock);  // returns unlocked
+    SPMD_LOG(kRuntime, debug, "{} wakes", ctx.label);
     // Released: the releaser set the flag before waking us. Otherwise an
     // abort (or a spurious wake): decide under the lock.
     if (ctx.released.load(std::memory_order_acquire)) return;
@@ -356,6 +361,7 @@ void Run::fire_breakpoints(std::unique_lock<std::mutex>& lock) {
 }
 
 void Run::report_deadlock() {
+  SPMD_LOG(kRuntime, info, "all {} live devices are blocked and no collective can complete: deadlock", live_);
   std::vector<const Communicator*> comms;
   for (const auto& [key, comm] : communicators_) {
     if (comm->arrived > 0) comms.push_back(comm.get());

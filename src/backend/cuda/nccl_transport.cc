@@ -6,6 +6,7 @@
 #include "backend/cuda/nccl_check.h"
 #include "backend/cuda/nccl_types.h"
 #include "spmd/error.h"
+#include "util/log.h"
 
 namespace spmd::cuda {
 
@@ -49,6 +50,7 @@ NcclTransport::Comms& NcclTransport::comms_for(const detail::TransportGroup& g) 
       ordinals.push_back(c->devices.back()->ordinal);
     }
     c->ranks.resize(g.devices.size());
+    SPMD_LOG(kCuda, debug, "ncclCommInitAll for {} over {} devices", g.op, ordinals.size());
     SPMD_NCCL_CHECK(ncclCommInitAll(c->ranks.data(), static_cast<int>(ordinals.size()), ordinals.data()),
                     (ErrorSite{g.devices.front(), "communicator setup for " + g.op}));
     slot = std::move(c);
@@ -87,6 +89,7 @@ void NcclTransport::init_across_processes(const detail::TransportGroup& g, Comms
     c.devices[static_cast<std::size_t>(r)] = DeviceTable::instance().at(d);
     DeviceGuard guard(c.devices[static_cast<std::size_t>(r)]->ordinal);
     site.device = d;
+    SPMD_LOG(kCuda, debug, "ncclCommInitRank for {}: device {} is rank {} of {}", g.op, d, r, n);
     SPMD_NCCL_CHECK(ncclCommInitRank(&c.ranks[static_cast<std::size_t>(r)], n, id, r), site);
   }
   SPMD_NCCL_CHECK(ncclGroupEnd(), site);
@@ -106,6 +109,7 @@ void NcclTransport::note_pending(const Comms& c) {
 template <class Issue>
 void NcclTransport::issue_grouped(const detail::TransportGroup& g, const Comms& c, Issue issue) {
   pending_.op = g.op;
+  SPMD_LOG(kCuda, debug, "NCCL group for {} over {} ranks", g.op, c.ranks.size());
   ErrorSite site{g.devices.front(), g.op};
   SPMD_NCCL_CHECK(ncclGroupStart(), site);
   issue(site);

@@ -6,7 +6,24 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+#include <string>
+
+#include "util/log.h"
+
 namespace spmd::sim {
+
+namespace {
+
+// Who a fiber runs as, for the trace log: "device 3", a device fiber not
+// started yet, or one of Boost's own fibers.
+std::string who(boost::fibers::context* ctx, const DeviceProps& props) {
+  if (ctx->is_context(boost::fibers::type::main_context)) return "the thread's main fiber";
+  if (ctx->is_context(boost::fibers::type::dispatcher_context)) return "the dispatcher";
+  const detail::Placement* p = props.placement;
+  return p == nullptr ? std::string("a device fiber that has not started") : "device " + std::to_string(p->device);
+}
+
+}  // namespace
 
 // ThreadSanitizer keeps a shadow call stack and a clock per thread; fibers
 // switching stacks under it (Debian's Boost.Context has no TSan hooks)
@@ -87,6 +104,8 @@ boost::fibers::context* SeededScheduler::pick_next() noexcept {
     ctx = ready_[i];
     ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
   }
+  SPMD_LOG(kSim, trace, "runs {} ({} more ready{})", who(ctx, properties(ctx)), ready_.size(),
+           seed_ == 0 ? ", in order" : ", drawn by the seed");
   prepare_switch(ctx);
   return ctx;
 }
@@ -142,6 +161,8 @@ boost::fibers::context* SharedScheduler::pick_next() noexcept {
   } else {
     return nullptr;
   }
+  SPMD_LOG(kSim, trace, "runs {}{}", who(ctx, properties(ctx)),
+           ctx->is_context(boost::fibers::type::pinned_context) ? " (pinned to this thread)" : " (from the shared queue)");
   prepare_switch(ctx);
   return ctx;
 }

@@ -53,3 +53,22 @@ TEST_CASE("cli::diagnose: an input it cannot use exits 2 with a hint", "[cli][di
   CHECK(missing.wait() == 2);
   CHECK(has(missing.err(), "cannot read the log or dump '/nonexistent/rank0.log': No such file or directory"));
 }
+
+TEST_CASE("cli::log: --log-level and SPMD_LOG_LEVEL show the rendezvous step by step, and change no verdict",
+          "[cli][log]") {
+  const std::string scenario = std::string(SPMD_SOURCE_DIR) + "/scenarios/deadlock/skip_psum_under_cond.py";
+  Subprocess quiet({SPMD_BIN_PATH, "run", scenario});
+  CHECK(quiet.wait() == 3);
+  CHECK(!has(quiet.err(), "[spmd "));
+  Subprocess logged({SPMD_BIN_PATH, "run", scenario, "--log-level", "rendezvous=debug"});
+  CHECK(logged.wait() == 3);
+  CHECK(has(logged.err(), "[spmd rendezvous] [debug] device 0 arrives at psum over 'i' #0 (1 of 4)\n"));
+  CHECK(has(logged.err(), "[spmd rendezvous] [debug] device 3 arrives at psum over 'i' #0 (3 of 4)\n"));
+  CHECK(!has(logged.err(), "[spmd runtime]"));
+  Subprocess env({"/usr/bin/env", "SPMD_LOG_LEVEL=runtime=info", SPMD_BIN_PATH, "run", scenario});
+  CHECK(env.wait() == 3);
+  CHECK(has(env.err(), "[spmd runtime] [info] all 3 live devices are blocked and no collective can complete: deadlock\n"));
+  Subprocess bad({SPMD_BIN_PATH, "run", scenario, "--log-level", "loud"});
+  CHECK(bad.wait() == 2);
+  CHECK(has(bad.err(), "error[UsageError]: unknown log level 'loud' in 'loud'"));
+}
