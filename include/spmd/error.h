@@ -69,6 +69,15 @@ SPMD_DECLARE_ERROR(BackendError, Error);
 
 #undef SPMD_DECLARE_ERROR
 
+/// How a run or command that ended with an error of `kind` ends for its
+/// caller: the one mapping from kinds to exit statuses and verdict words,
+/// used by every command (run, test, replay, diagnose) and their JSON.
+///   Deadlock 3 "deadlock"; CollectiveMismatch 4 "mismatch"; Interrupted 130
+///   "interrupted"; SyntaxError, IndentationError, TabError, UsageError,
+///   BackendUnavailable 2 "error"; any other kind 1 "error".
+int exit_code_for_kind(std::string_view kind);
+std::string status_for_kind(std::string_view kind);
+
 /// Builds a Report with kind, message and hint; the remaining fields are
 /// filled by the caller or by the runtime (device, location) on the way out.
 Report make_report(std::string kind, std::string message, std::string hint = {});

@@ -49,6 +49,11 @@ struct Divergence {
   bool empty() const { return collective_index < 0 && !decision_loc.valid(); }
 };
 
+/// The one JSON form of a DeviceStatus (in reports and in `spmd run
+/// --format json`): id, label, state, detail, where, collectives_done,
+/// recent_events.
+Json device_status_to_json(const DeviceStatus& d);
+
 /// {"file": ..., "line": ..., "column": ...}, or null for an invalid location.
 Json loc_to_json(const SourceLoc& loc);
 /// The location in `j`'s "file", "line" (>= 1) and "column" members; an

@@ -113,8 +113,8 @@ int report_verdict(const std::string& files, const std::string& format,
     if (format == "text") std::cerr << summary << std::flush;
   } catch (const spmd::Error& e) {
     o.report = e.report();
-    o.exit_code = spmd::cli::exit_code_for_kind(e.kind());
-    o.status = e.kind() == "Deadlock" ? "deadlock" : e.kind() == "CollectiveMismatch" ? "mismatch" : "error";
+    o.exit_code = spmd::exit_code_for_kind(e.kind());
+    o.status = spmd::status_for_kind(e.kind());
     o.devices = e.report().devices;
   }
   if (format == "json") {
@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
     code = 2;
   } catch (const spmd::Error& e) {
     std::cerr << e.report().to_text();
-    code = spmd::cli::exit_code_for_kind(e.kind());
+    code = spmd::exit_code_for_kind(e.kind());
   }
   // `spmd test` stopped by a signal: 128 + the signal as well. (`spmd run`
   // decided above: a signal that came while a deadlock report was being

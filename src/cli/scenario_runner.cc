@@ -65,25 +65,8 @@ void interrupt_scenarios(const std::string& reason) {
   if (a.rt != nullptr) a.rt->interrupt(a.interrupt_reason);
 }
 
-int exit_code_for_kind(const std::string& kind) {
-  if (kind == "Deadlock") return 3;
-  if (kind == "CollectiveMismatch") return 4;
-  if (kind == "SyntaxError" || kind == "IndentationError" || kind == "TabError" || kind == "UsageError" ||
-      kind == "BackendUnavailable") {
-    return 2;
-  }
-  if (kind == "Interrupted") return 130;
-  return 1;
-}
-
 namespace {
 
-std::string status_for_kind(const std::string& kind) {
-  if (kind == "Deadlock") return "deadlock";
-  if (kind == "CollectiveMismatch") return "mismatch";
-  if (kind == "Interrupted") return "interrupted";
-  return "error";
-}
 
 std::string line_of(const std::string& text, std::uint32_t line) {
   std::istringstream in(text);
@@ -118,20 +101,7 @@ Json RunOutcome::to_json() const {
   j.set("device_count", device_count);
   j.set("local_device_count", local_device_count > 0 ? local_device_count : device_count);
   Json ds = Json::array();
-  for (const auto& d : devices) {
-    Json dj = Json::object();
-    dj.set("id", d.device);
-    dj.set("label", d.label);
-    dj.set("state", d.state);
-    dj.set("op", d.detail);
-    dj.set("where", loc_to_json(d.loc));
-    dj.set("line", d.loc.valid() ? Json(static_cast<std::int64_t>(d.loc.line)) : Json());
-    dj.set("collectives_done", d.collectives_done);
-    Json recent = Json::array();
-    for (const auto& e : d.recent) recent.push(e);
-    dj.set("recent_events", std::move(recent));
-    ds.push(std::move(dj));
-  }
+  for (const auto& d : devices) ds.push(device_status_to_json(d));
   j.set("devices", std::move(ds));
   j.set("report", report ? report->to_json() : Json());
   if (!explain.is_null()) j.set("explain", explain);

@@ -70,9 +70,6 @@ struct RunOutcome {
   std::string summary() const;
 };
 
-/// 0 ok, 1 program error, 2 usage or syntax error, 3 deadlock, 4 mismatch, 130 interrupted.
-int exit_code_for_kind(const std::string& kind);
-
 /// Where process `index` of `processes` writes a file the user named once
 /// (--trace, --timeline): `path` itself for one process, else
 /// "run.process1.jsonl" for "run.jsonl", so processes never share a file.

@@ -43,6 +43,7 @@ std::string status_detail(const DeviceContext& c) {
     case DeviceState::kFinished:
       return "returned after " + std::to_string(c.collectives_done) + " collective" +
              (c.collectives_done == 1 ? "" : "s");
+    case DeviceState::kRaised: return c.raised ? c.raised->text() : c.end_detail;
     default: return c.end_detail;
   }
 }
@@ -65,7 +66,7 @@ std::string whereabouts(const DeviceContext& c) {
     case DeviceState::kWaitingCollective: return "waits at " + c.waiting->sig->op_and_axes() + loc;
     case DeviceState::kAtBreakpoint: return "is at a breakpoint" + loc;
     case DeviceState::kWaitingChildren: return "waits for its nested pmap" + loc;
-    case DeviceState::kRaised: return c.end_detail;
+    case DeviceState::kRaised: return c.raised ? c.raised->text() : c.end_detail;
     default: return std::string(device_state_name(c.state));
   }
 }

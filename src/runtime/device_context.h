@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -156,7 +157,15 @@ class alignas(64) DeviceContext {
 
   // --- guarded by Run::mutex() ---
   int children_pending = 0;
-  std::string end_detail;              // "raised NameError: ...", or what it was doing when aborted
+  /// The error this device raised (state kRaised): its kind and message as
+  /// data, rendered by the reports, never parsed back.
+  struct Raised {
+    std::string kind;     // "NameError", "DeviceError", ...
+    std::string message;
+    std::string text() const { return "raised " + kind + ": " + message; }
+  };
+  std::optional<Raised> raised;
+  std::string end_detail;              // what it was doing when the run stopped it
   SourceLoc end_loc;
   std::vector<std::pair<std::string, Array>> breakpoint_values;
   SourceLoc breakpoint_loc;

@@ -75,7 +75,7 @@ void Run::device_finished(DeviceContext& ctx) {
 
 void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
   bool aborted_here = false;
-  std::string detail;
+  DeviceContext::Raised raised;
   try {
     std::rethrow_exception(error);
   } catch (const RunAborted&) {
@@ -85,16 +85,16 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
     Report& r = e.mutable_report();
     if (r.device < 0) r.device = ctx.device;
     if (!r.where.valid()) r.where = ctx.current_loc;
-    detail = "raised " + e.kind() + ": " + r.message;
+    raised = {e.kind(), r.message};
   } catch (const std::exception& e) {
-    detail = std::string("raised DeviceError: ") + e.what();
+    raised = {"DeviceError", e.what()};
     Report r = make_report("DeviceError", ctx.label + " raised an exception: " + e.what(),
                            "the exception escaped the function given to pmap; the other devices were stopped");
     r.device = ctx.device;
     r.where = ctx.current_loc;
     error = std::make_exception_ptr(DeviceError(std::move(r)));
   } catch (...) {
-    detail = "raised DeviceError: an exception that is not a std::exception";
+    raised = {"DeviceError", "an exception that is not a std::exception"};
     Report r = make_report("DeviceError", ctx.label + " raised an exception that is not a std::exception",
                            "throw types derived from std::exception so their message can be reported");
     r.device = ctx.device;
@@ -103,7 +103,7 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
   }
   if (!aborted_here) {
     RecentEvent ev{EventKind::kError};
-    ev.text = detail.substr(7);  // without "raised "
+    ev.text = raised.kind + ": " + raised.message;
     ev.loc = ctx.current_loc;
     record_event(ctx, std::move(ev));
   }
@@ -118,7 +118,7 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
     end_device(ctx, DeviceState::kAborted);
     return;
   }
-  ctx.end_detail = detail;
+  ctx.raised = std::move(raised);
   ctx.end_loc = ctx.current_loc;
   end_device(ctx, DeviceState::kRaised);
   abort_locked(std::move(error));

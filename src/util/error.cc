@@ -13,6 +13,24 @@ const char* Error::what() const noexcept {
   }
 }
 
+int exit_code_for_kind(std::string_view kind) {
+  if (kind == "Deadlock") return 3;
+  if (kind == "CollectiveMismatch") return 4;
+  if (kind == "SyntaxError" || kind == "IndentationError" || kind == "TabError" || kind == "UsageError" ||
+      kind == "BackendUnavailable") {
+    return 2;
+  }
+  if (kind == "Interrupted") return 130;
+  return 1;
+}
+
+std::string status_for_kind(std::string_view kind) {
+  if (kind == "Deadlock") return "deadlock";
+  if (kind == "CollectiveMismatch") return "mismatch";
+  if (kind == "Interrupted") return "interrupted";
+  return "error";
+}
+
 Report make_report(std::string kind, std::string message, std::string hint) {
   Report r;
   r.kind = std::move(kind);

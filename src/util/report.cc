@@ -109,19 +109,7 @@ Json Report::to_json() const {
   }
   if (!devices.empty()) {
     Json ds = Json::array();
-    for (const auto& d : devices) {
-      Json dj = Json::object();
-      dj.set("id", d.device);
-      dj.set("label", d.label);
-      dj.set("state", d.state);
-      dj.set("detail", d.detail);
-      dj.set("where", loc_to_json(d.loc));
-      dj.set("collectives_done", d.collectives_done);
-      Json recent = Json::array();
-      for (const auto& e : d.recent) recent.push(e);
-      dj.set("recent_events", std::move(recent));
-      ds.push(std::move(dj));
-    }
+    for (const auto& d : devices) ds.push(device_status_to_json(d));
     j.set("devices", std::move(ds));
   }
   if (!divergence.empty()) {
@@ -146,6 +134,20 @@ std::vector<std::string> strings_of(const Json* j) {
 }
 
 }  // namespace
+
+Json device_status_to_json(const DeviceStatus& d) {
+  Json dj = Json::object();
+  dj.set("id", d.device);
+  dj.set("label", d.label);
+  dj.set("state", d.state);
+  dj.set("detail", d.detail);
+  dj.set("where", loc_to_json(d.loc));
+  dj.set("collectives_done", d.collectives_done);
+  Json recent = Json::array();
+  for (const auto& e : d.recent) recent.push(e);
+  dj.set("recent_events", std::move(recent));
+  return dj;
+}
 
 Json loc_to_json(const SourceLoc& loc) {
   if (!loc.valid()) return Json();

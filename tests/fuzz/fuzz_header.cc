@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   } catch (const spmd::Error& e) {
     const spmd::Report& r = e.report();
-    if (e.kind() != "UsageError" || !r.where.valid() || spmd::cli::exit_code_for_kind(e.kind()) != 2) {
+    if (e.kind() != "UsageError" || !r.where.valid() || spmd::exit_code_for_kind(e.kind()) != 2) {
       std::fprintf(stderr, "fuzz_header: an error that is not a located UsageError\n%s\n", e.what());
       std::abort();
     }

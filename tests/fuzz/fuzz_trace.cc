@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const spmd::Error& e) {
     const spmd::Report& r = e.report();
     if (e.kind() == "SyntaxError") {
-      if (!r.where.valid() || r.where.column == 0 || spmd::cli::exit_code_for_kind(e.kind()) != 2) {
+      if (!r.where.valid() || r.where.column == 0 || spmd::exit_code_for_kind(e.kind()) != 2) {
         std::fprintf(stderr, "fuzz_trace: a SyntaxError without source:line:column\n%s\n", e.what());
         std::abort();
       }

@@ -74,6 +74,10 @@ TEST_CASE("cli::run: exit codes by verdict", "[cli]") {
   REQUIRE(exit_code_for_kind("CollectiveMismatch") == 4);
   REQUIRE(exit_code_for_kind("SyntaxError") == 2);
   REQUIRE(exit_code_for_kind("NameError") == 1);
+  REQUIRE(exit_code_for_kind("Interrupted") == 130);
+  REQUIRE(status_for_kind("Interrupted") == "interrupted");
+  REQUIRE(status_for_kind("UsageError") == "error");
+  REQUIRE(status_for_kind("CollectiveMismatch") == "mismatch");
   REQUIRE(run_text("ok.py", "print(1 + 1)\n").exit_code == 0);
   REQUIRE(run_text("ok.py", "print(1 + 1)\n").stdout_text == "2\n");
   RunOutcome dl = run_text("skip.py", kSkip);
@@ -112,8 +116,8 @@ TEST_CASE("cli::run: the JSON report has status, error and per-device states", "
   REQUIRE(devices.size() == 4);
   REQUIRE(devices[1].find("state")->as_string() == "finished");
   REQUIRE(devices[0].find("state")->as_string() == "waiting");
-  REQUIRE(devices[0].find("op")->as_string() == "psum over 'i' #0 f32[]");
-  REQUIRE(devices[0].find("line")->as_int() == 7);
+  REQUIRE(devices[0].find("detail")->as_string() == "psum over 'i' #0 f32[]");
+  REQUIRE(devices[0].find("where")->find("line")->as_int() == 7);
   REQUIRE(!devices[0].find("recent_events")->as_array().empty());
   // and it parses back as JSON
   REQUIRE(Json::parse(j.dump(2)).find("status")->as_string() == "deadlock");
