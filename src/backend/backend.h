@@ -83,11 +83,20 @@ class Backend {
   virtual std::shared_ptr<Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) = 0;
   /// Builds a device's Parker in `slot` (emplace_parker); the caller destroys it.
   virtual Parker* make_parker(ParkerSlot& slot) = 0;
-  /// Runs `body` once per context, each as its own device, and returns when
-  /// all have finished (with or without error: errors are recorded in the Run,
-  /// never thrown out of launch). Called on the host for a top-level pmap and
-  /// from a device for a nested one; the caller is then accounted as waiting.
+  /// Runs `body` once per context, each as its own device (a fiber, a host
+  /// thread) with the context's placement installed, and returns when all
+  /// have returned. `body` is the runtime's whole device lifecycle
+  /// (Run::run_device): it records errors itself and never throws. Called on
+  /// the host for a top-level pmap and from a device for a nested one; the
+  /// caller is then accounted as waiting. A backend that cannot run these
+  /// devices at all ends each with Run::refuse_device instead.
   virtual void launch(Run& run, std::span<DeviceContext* const> devices, const DeviceBody& body) = 0;
+  /// On the device's own fiber or thread, inside its lifecycle, just before
+  /// and just after the user's function (CUDA binds the thread to its GPU,
+  /// then waits for the device's last kernels). An exception ends the device
+  /// with that error.
+  virtual void enter_device(DeviceContext&) {}
+  virtual void leave_device(DeviceContext&) {}
   /// Lets other devices run (fairness for long computations without collectives).
   virtual void yield() = 0;
   /// Moves data for a collective whose members all arrived with matching

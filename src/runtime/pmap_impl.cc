@@ -412,7 +412,7 @@ LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& pla
     lr.results[i] = fn(std::span<const Array>(mine));
   };
   if (parent) run.begin_nested(*parent, plan.count);
-  run.backend().launch(run, lr.contexts, body);
+  run.backend().launch(run, lr.contexts, [&run, &body](DeviceContext& ctx) { run.run_device(ctx, body); });
   return lr;
 }
 

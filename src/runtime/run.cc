@@ -45,6 +45,24 @@ DeviceContext& Run::add_context(DeviceContext* parent, DeviceId device, std::vec
   return ctx;
 }
 
+void Run::run_device(DeviceContext& ctx, const DeviceBody& body) {
+  device_started(ctx);
+  try {
+    if (aborted()) throw RunAborted{};  // the run ended before this device began
+    backend().enter_device(ctx);
+    body(ctx);
+    backend().leave_device(ctx);
+    device_finished(ctx);
+  } catch (...) {
+    device_ended_with(ctx, std::current_exception());
+  }
+}
+
+void Run::refuse_device(DeviceContext& ctx, std::exception_ptr error) {
+  device_started(ctx);
+  device_ended_with(ctx, std::move(error));
+}
+
 void Run::device_started(DeviceContext& ctx) {
   SPMD_LOG(kRuntime, debug, "{} starts", ctx.label);
   {

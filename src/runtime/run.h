@@ -75,11 +75,16 @@ class Run {
   DeviceContext& add_context(DeviceContext* parent, DeviceId device, std::vector<AxisBinding> env,
                              int index_in_pmap, int pmap_axes);
 
-  // Lifecycle, called by the backend around each device's body.
-  void device_started(DeviceContext& ctx);
-  void device_finished(DeviceContext& ctx);
-  /// `error` is the exception that escaped the device (RunAborted included).
-  void device_ended_with(DeviceContext& ctx, std::exception_ptr error);
+  /// A device's whole life, the one place it is written: started, the
+  /// backend's enter_device, `body`, leave_device, finished; or ended with
+  /// the exception that escaped any of them (recorded, never rethrown).
+  /// Backends run this on each device's fiber or thread (pmap_impl hands
+  /// it to Backend::launch as the device body).
+  void run_device(DeviceContext& ctx, const DeviceBody& body);
+
+  /// Ends a device that could not start (the backend refused the launch)
+  /// with `error`, as if its body had raised it.
+  void refuse_device(DeviceContext& ctx, std::exception_ptr error);
 
   /// Marks the parent as waiting for `children` nested devices (before launch).
   void begin_nested(DeviceContext& parent, int children);
@@ -139,6 +144,10 @@ class Run {
   void finalize_error_report();
 
  private:
+  void device_started(DeviceContext& ctx);
+  void device_finished(DeviceContext& ctx);
+  /// `error` is the exception that escaped the device (RunAborted included).
+  void device_ended_with(DeviceContext& ctx, std::exception_ptr error);
   void check_quiescence(std::unique_lock<std::mutex>& lock);
   void fire_breakpoints(std::unique_lock<std::mutex>& lock);
   void report_deadlock();

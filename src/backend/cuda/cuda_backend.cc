@@ -111,20 +111,22 @@ detail::Parker* CudaBackend::make_parker(detail::ParkerSlot& slot) { return deta
 
 void CudaBackend::yield() { std::this_thread::yield(); }
 
-void CudaBackend::device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::DeviceBody& body) {
+void CudaBackend::enter_device(detail::DeviceContext& ctx) {
   const DeviceResources& res = *resources_.at(static_cast<std::size_t>(ctx.device));
+  SPMD_CUDA_CHECK(cudaSetDevice(res.ordinal), (ErrorSite{ctx.device, "device start"}));
+}
+
+void CudaBackend::leave_device(detail::DeviceContext& ctx) {
+  // Asynchronous kernel failures surface here, attributed to this device.
+  const DeviceResources& res = *resources_.at(static_cast<std::size_t>(ctx.device));
+  wait_streams({StreamRef{res.device, res.ordinal, res.stream}}, {}, "the device's last kernels", *policy_);
+}
+
+// Each device is a host thread with its placement; the runtime's lifecycle
+// (body) calls enter_device and leave_device around the user's function.
+void CudaBackend::device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body) {
   detail::set_current_placement(&ctx.placement);
-  run.device_started(ctx);
-  try {
-    if (run.aborted()) throw detail::RunAborted{};
-    SPMD_CUDA_CHECK(cudaSetDevice(res.ordinal), (ErrorSite{ctx.device, "device start"}));
-    body(ctx);
-    // Asynchronous kernel failures surface here, attributed to this device.
-    wait_streams({StreamRef{res.device, res.ordinal, res.stream}}, {}, "the device's last kernels", *policy_);
-    run.device_finished(ctx);
-  } catch (...) {
-    run.device_ended_with(ctx, std::current_exception());
-  }
+  body(ctx);
   detail::set_current_placement(nullptr);
 }
 
@@ -137,10 +139,7 @@ void CudaBackend::launch(detail::Run& run, std::span<detail::DeviceContext* cons
                            "axes) instead of nesting, or --backend sim");
     r.op = "pmap";
     auto error = std::make_exception_ptr(BackendError(std::move(r)));
-    for (detail::DeviceContext* ctx : devices) {
-      run.device_started(*ctx);
-      run.device_ended_with(*ctx, error);
-    }
+    for (detail::DeviceContext* ctx : devices) run.refuse_device(*ctx, error);
     return;
   }
   policy_->watchdog_s = run.options().watchdog_s;
@@ -152,7 +151,7 @@ void CudaBackend::launch(detail::Run& run, std::span<detail::DeviceContext* cons
   std::vector<std::thread> threads;
   threads.reserve(devices.size());
   for (detail::DeviceContext* ctx : devices) {
-    threads.emplace_back([this, &run, ctx, &body] { device_main(run, *ctx, body); });
+    threads.emplace_back([this, ctx, &body] { device_main(*ctx, body); });
   }
   for (auto& t : threads) t.join();
   std::lock_guard<std::mutex> lock(state_mu_);

@@ -39,6 +39,8 @@ class CudaBackend final : public detail::Backend {
   void launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override;
   void yield() override;
+  void enter_device(detail::DeviceContext& ctx) override;
+  void leave_device(detail::DeviceContext& ctx) override;
   void execute(detail::CollectiveCall& call) override;
   /// NCCL communicators across processes (ncclCommInitRank, the unique id
   /// shared through `processes`); this process issues its ranks' calls.
@@ -47,7 +49,7 @@ class CudaBackend final : public detail::Backend {
   const DevicePlan& plan() const { return plan_; }
 
  private:
-  void device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::DeviceBody& body);
+  void device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body);
   std::vector<std::string> describe_devices();
   void on_fatal(const Report& r);
 

@@ -12,7 +12,6 @@
 #include "dist/store_transport.h"
 #include "core/arena.h"
 #include "runtime/device_context.h"
-#include "runtime/run.h"
 #include "util/tsan_annotations.h"
 
 namespace spmd::sim {
@@ -80,18 +79,11 @@ class SingleThreadParker final : public detail::Parker {
   std::thread::id owner_;                     // the thread running the fibers
 };
 
-// The body of every device fiber.
-void device_main(detail::Run& run, detail::DeviceContext& ctx, const detail::DeviceBody& body) {
+// The body of every device fiber: its placement, then the runtime's lifecycle.
+void device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body) {
   boost::this_fiber::properties<DeviceProps>().placement = &ctx.placement;
   detail::set_current_placement(&ctx.placement);
-  run.device_started(ctx);
-  try {
-    if (run.aborted()) throw detail::RunAborted{};  // the run ended before this device began
-    body(ctx);
-    run.device_finished(ctx);
-  } catch (...) {
-    run.device_ended_with(ctx, std::current_exception());
-  }
+  body(ctx);
   detail::tsan_release(&body);  // paired with the acquire after the joins in run_fibers
 }
 
@@ -127,22 +119,21 @@ void SimBackend::execute_across_processes(detail::CollectiveCall& call, dist::Pr
   detail::execute_with_transport(call, *across_processes_);
 }
 
-void SimBackend::launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+void SimBackend::launch(detail::Run&, std::span<detail::DeviceContext* const> devices,
                         const detail::DeviceBody& body) {
   if (detail::current_context() != nullptr) {
-    run_fibers(run, devices, body);  // nested: on the scheduler already running
+    run_fibers(devices, body);  // nested: on the scheduler already running
   } else {
-    launch_top_level(run, devices, body);
+    launch_top_level(devices, body);
   }
 }
 
-void SimBackend::run_fibers(detail::Run& run, std::span<detail::DeviceContext* const> devices,
-                            const detail::DeviceBody& body) {
+void SimBackend::run_fibers(std::span<detail::DeviceContext* const> devices, const detail::DeviceBody& body) {
   std::vector<boost::fibers::fiber> fibers;
   fibers.reserve(devices.size());
   for (detail::DeviceContext* ctx : devices) {
     fibers.emplace_back(boost::fibers::launch::post, std::allocator_arg, PooledStack(stacks_.get()),
-                        [&run, ctx, &body] { device_main(run, *ctx, body); });
+                        [ctx, &body] { device_main(*ctx, body); });
   }
   for (auto& f : fibers) f.join();
   // Boost's join of a fiber that already ended on another thread synchronizes
@@ -151,8 +142,7 @@ void SimBackend::run_fibers(detail::Run& run, std::span<detail::DeviceContext* c
   detail::tsan_acquire(&body);
 }
 
-void SimBackend::launch_top_level(detail::Run& run, std::span<detail::DeviceContext* const> devices,
-                                  const detail::DeviceBody& body) {
+void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> devices, const detail::DeviceBody& body) {
   stacks_ = std::make_unique<StackPool>(stack_size_);
   // Fresh threads per run: each installs a fresh scheduler, so runs do not
   // inherit scheduling state and a single-threaded run is reproducible.
@@ -173,7 +163,7 @@ void SimBackend::launch_top_level(detail::Run& run, std::span<detail::DeviceCont
   threads.emplace_back([&] {
     install();
     try {
-      run_fibers(run, devices, body);
+      run_fibers(devices, body);
     } catch (...) {
       launch_error = std::current_exception();
     }

@@ -31,10 +31,10 @@ class SimBackend final : public detail::Backend {
   void execute_across_processes(detail::CollectiveCall& call, dist::ProcessGroup& processes) override;
 
  private:
-  void launch_top_level(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+  void launch_top_level(std::span<detail::DeviceContext* const> devices,
                         const detail::DeviceBody& body);
   // One fiber per device on the calling thread's scheduler; joins them all.
-  void run_fibers(detail::Run& run, std::span<detail::DeviceContext* const> devices, const detail::DeviceBody& body);
+  void run_fibers(std::span<detail::DeviceContext* const> devices, const detail::DeviceBody& body);
 
   int devices_;
   int threads_;
