@@ -26,6 +26,7 @@ namespace spmd::detail {
 
 class Arena;
 class DeviceContext;
+struct Placement;
 class Run;
 struct CollectiveCall;
 
@@ -74,6 +75,12 @@ using ParkerHandle = std::unique_ptr<Parker, DestroyParker>;
 
 using DeviceBody = std::function<void(DeviceContext&)>;
 
+/// What a backend needs of a device the runtime hands it: where its arrays
+/// live (its placement, to install on the fiber or thread that runs it).
+/// Defined by the runtime, which owns DeviceContext: backends never see
+/// its inside.
+Placement& placement_of(DeviceContext& ctx);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -118,20 +125,5 @@ struct LocalDevices {
   int count = 0;
   bool contains(DeviceId d) const { return d >= first && d < first + count; }
 };
-
-/// "sim" always; "cuda" when compiled in; any name added with
-/// register_backend_factory. Throws BackendUnavailable otherwise, listing the
-/// valid names.
-/// `local` says which devices this process runs (count 0: all of them);
-/// only the cuda backend binds GPUs to just those.
-std::unique_ptr<Backend> create_backend(std::string_view name, int devices, int threads, std::uint64_t seed,
-                                        std::size_t fiber_stack_size, LocalDevices local = {});
-std::vector<std::string> compiled_backends();
-
-using BackendFactory =
-    std::function<std::unique_ptr<Backend>(int devices, int threads, std::uint64_t seed, std::size_t stack_size)>;
-/// Makes create_backend(name, ...) call `factory` (tests install fakes this
-/// way; a null factory removes the name). Not for "sim" or "cuda".
-void register_backend_factory(std::string name, BackendFactory factory);
 
 }  // namespace spmd::detail

@@ -1,6 +1,6 @@
 #include "cli/explain_observer.h"
 
-#include "rendezvous/run_reports.h"
+#include "runtime/run_reports.h"
 #include "spmd/core/shape.h"
 #include "spmd/report.h"
 

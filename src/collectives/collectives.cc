@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <set>
 
-#include "collectives/data_plane.h"
-#include "rendezvous/rendezvous.h"
+#include "dataplane/data_plane.h"
+#include "runtime/rendezvous.h"
 #include "runtime/device_context.h"
 #include "spmd/collectives/all_gather.h"
 #include "spmd/collectives/all_to_all.h"

@@ -5,7 +5,7 @@
 #include <optional>
 #include <tuple>
 
-#include "rendezvous/run_reports.h"
+#include "util/id_sets.h"
 #include "spmd/error.h"
 
 namespace spmd::detail {

@@ -10,9 +10,10 @@
 #include <optional>
 #include <thread>
 
-#include "rendezvous/run_reports.h"
+#include "rendezvous/signature_groups.h"
+#include "util/id_sets.h"
 #include "spmd/error.h"
-#include "trace/trace_reader.h"
+#include "rendezvous/signature_text.h"
 #include "util/log.h"
 
 namespace spmd::dist {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <set>
 
-#include "collectives/rank_order_reduce.h"
+#include "dataplane/rank_order_reduce.h"
 #include "spmd/error.h"
 
 namespace spmd::dist {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "collectives/transport.h"
+#include "dataplane/transport.h"
 #include "dist/process_group.h"
 
 namespace spmd::dist {

@@ -18,6 +18,7 @@
 namespace spmd::detail {
 
 class DeviceContext;
+struct Placement;
 
 /// A device parked at a rendezvous; lives on that device's stack.
 struct Arrival {
@@ -52,10 +53,12 @@ struct Communicator {
 /// ctx and outputs null, no inputs, only its device id. A barrier's members
 /// have no outputs (null) either.
 struct CollectiveMember {
-  DeviceContext* ctx;
+  DeviceContext* ctx;                    ///< the runtime's handle on the device; null: a member in another process
   std::span<const Array> inputs;
   std::vector<Array>* outputs;
   DeviceId device = -1;
+  const Placement* placement = nullptr;  ///< the device's arena, where its outputs are allocated
+  std::int64_t seq = -1;                 ///< this collective's number on the device (for error texts)
   bool here() const { return ctx != nullptr; }
 };
 

@@ -133,4 +133,6 @@ std::vector<RecentEvent> DeviceContext::recent() const {
   return {std::make_move_iterator(newest_first.rbegin()), std::make_move_iterator(newest_first.rend())};
 }
 
+Placement& placement_of(DeviceContext& ctx) { return ctx.placement; }
+
 }  // namespace spmd::detail

@@ -16,7 +16,7 @@
 #include "core/placement.h"
 #include "rendezvous/collective_signature.h"
 #include "rendezvous/collective_site.h"
-#include "rendezvous/rendezvous.h"
+#include "runtime/rendezvous.h"
 #include "runtime/collective_history.h"
 #include "runtime/decision_log.h"
 #include "spmd/core/array.h"

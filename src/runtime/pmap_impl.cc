@@ -7,7 +7,7 @@
 
 #include "backend/backend.h"
 #include "core/device_ops.h"
-#include "rendezvous/run_reports.h"
+#include "runtime/run_reports.h"
 #include "runtime/run.h"
 #include "runtime/shard.h"
 #include "spmd/error.h"

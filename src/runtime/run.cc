@@ -5,7 +5,7 @@
 #include "backend/backend.h"
 #include "core/arena.h"
 #include "rendezvous/communicator.h"
-#include "rendezvous/run_reports.h"
+#include "runtime/run_reports.h"
 #include "spmd/debug/breakpoint.h"
 #include "spmd/error.h"
 #include "util/log.h"

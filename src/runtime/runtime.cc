@@ -3,9 +3,9 @@
 #include <cctype>
 #include <iostream>
 
-#include "backend/backend.h"
+#include "runtime/backend_registry.h"
 #include "core/arena.h"
-#include "rendezvous/run_reports.h"
+#include "runtime/run_reports.h"
 #include "runtime/decision_log.h"
 #include "runtime/pmap_impl.h"
 #include "runtime/run.h"

@@ -4,8 +4,8 @@
 #include <atomic>
 #include <sstream>
 
-#include "rendezvous/rendezvous.h"
-#include "rendezvous/run_reports.h"
+#include "runtime/rendezvous.h"
+#include "runtime/run_reports.h"
 #include "runtime/device_context.h"
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rendezvous/collective_signature.h"
+#include "rendezvous/signature_text.h"
 #include "spmd/runtime/device.h"
 
 namespace spmd::detail {
@@ -55,9 +56,5 @@ struct TopLevelAxes {
 };
 TopLevelAxes check_top_level_axes(const Trace& trace);
 
-/// "f32[4,8]" -> {float32, (4, 8)}; false when malformed.
-bool parse_operand_type(const std::string& text, OperandType& out);
-/// Inverse of CollectiveSignature::params(); false when malformed.
-bool parse_params(const std::string& text, CollectiveSignature& sig);
 
 }  // namespace spmd::detail

@@ -24,10 +24,11 @@
 #include <stdexcept>
 
 #include "backend/backend.h"
-#include "collectives/data_plane.h"
-#include "collectives/device_plane.h"
-#include "collectives/rank_order_reduce.h"
-#include "collectives/transport.h"
+#include "runtime/backend_registry.h"
+#include "dataplane/data_plane.h"
+#include "dataplane/device_plane.h"
+#include "dataplane/rank_order_reduce.h"
+#include "dataplane/transport.h"
 #include "core/arena.h"
 #include "core/device_ops.h"
 #include "core/element_access.h"

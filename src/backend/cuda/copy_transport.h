@@ -16,7 +16,7 @@
 
 #include "backend/cuda/device_resources.h"
 #include "backend/cuda/watchdog.h"
-#include "collectives/transport.h"
+#include "dataplane/transport.h"
 
 namespace spmd::cuda {
 

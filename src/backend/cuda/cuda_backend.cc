@@ -9,7 +9,7 @@
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/nccl_check.h"
 #include "backend/cuda/watchdog.h"
-#include "collectives/device_plane.h"
+#include "dataplane/device_plane.h"
 #include "core/device_ops.h"
 #include "rendezvous/communicator.h"
 #include "runtime/device_context.h"

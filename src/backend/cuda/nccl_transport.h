@@ -24,7 +24,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/device_resources.h"
 #include "backend/cuda/watchdog.h"
-#include "collectives/transport.h"
+#include "dataplane/transport.h"
 #include "dist/process_group.h"
 
 namespace spmd::cuda {

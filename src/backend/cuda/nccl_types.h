@@ -3,7 +3,7 @@
 
 #include <nccl.h>
 
-#include "collectives/transport.h"
+#include "dataplane/transport.h"
 #include "spmd/core/dtype.h"
 
 namespace spmd::cuda {

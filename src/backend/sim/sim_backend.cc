@@ -7,11 +7,10 @@
 
 #include "backend/sim/fiber_scheduler.h"
 #include "backend/sim/stack_pool.h"
-#include "collectives/data_plane.h"
-#include "collectives/device_plane.h"
+#include "dataplane/data_plane.h"
+#include "dataplane/device_plane.h"
 #include "dist/store_transport.h"
 #include "core/arena.h"
-#include "runtime/device_context.h"
 #include "util/tsan_annotations.h"
 
 namespace spmd::sim {
@@ -81,8 +80,9 @@ class SingleThreadParker final : public detail::Parker {
 
 // The body of every device fiber: its placement, then the runtime's lifecycle.
 void device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body) {
-  boost::this_fiber::properties<DeviceProps>().placement = &ctx.placement;
-  detail::set_current_placement(&ctx.placement);
+  detail::Placement& placement = detail::placement_of(ctx);
+  boost::this_fiber::properties<DeviceProps>().placement = &placement;
+  detail::set_current_placement(&placement);
   body(ctx);
   detail::tsan_release(&body);  // paired with the acquire after the joins in run_fibers
 }
@@ -121,7 +121,7 @@ void SimBackend::execute_across_processes(detail::CollectiveCall& call, dist::Pr
 
 void SimBackend::launch(detail::Run&, std::span<detail::DeviceContext* const> devices,
                         const detail::DeviceBody& body) {
-  if (detail::current_context() != nullptr) {
+  if (detail::current_placement()->context != nullptr) {  // launched from a device: a nested pmap
     run_fibers(devices, body);  // nested: on the scheduler already running
   } else {
     launch_top_level(devices, body);

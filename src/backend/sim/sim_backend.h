@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "backend/backend.h"
-#include "collectives/transport.h"
+#include "dataplane/transport.h"
 
 namespace spmd::sim {
 

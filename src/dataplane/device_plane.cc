@@ -1,9 +1,8 @@
-#include "collectives/device_plane.h"
+#include "dataplane/device_plane.h"
 
-#include "collectives/data_plane.h"
+#include "dataplane/data_plane.h"
 #include "core/device_ops.h"
 #include "core/placement.h"
-#include "runtime/device_context.h"
 #include "spmd/core/creation.h"
 #include "spmd/core/elementwise.h"
 #include "spmd/core/layout.h"
@@ -17,7 +16,7 @@ bool is_half(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 // The member's device is the placement of every op in this scope.
 class OnMember {
  public:
-  explicit OnMember(const CollectiveMember& m) : scope_(&m.ctx->placement) {}
+  explicit OnMember(const CollectiveMember& m) : scope_(m.placement) {}
 
  private:
   PlacementScope scope_;
@@ -55,7 +54,7 @@ TransportGroup group_of(const CollectiveCall& call, const std::vector<int>& rank
   g.op = collective_op_text(call);
   for (int r : ranks) {
     const CollectiveMember& m = call.members[static_cast<std::size_t>(r)];
-    g.devices.push_back(m.here() ? m.ctx->device : m.device);
+    g.devices.push_back(m.device);
   }
   return g;
 }
@@ -330,7 +329,7 @@ std::string collective_op_text(const CollectiveCall& call) {
   std::string s = call.sig->op_and_axes();
   for (const CollectiveMember& m : call.members) {
     if (!m.here()) continue;
-    s += " #" + std::to_string(m.ctx->history_size() - 1);
+    s += " #" + std::to_string(m.seq);
     break;
   }
   return s;

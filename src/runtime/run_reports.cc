@@ -1,35 +1,16 @@
-#include "rendezvous/run_reports.h"
+#include "runtime/run_reports.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "rendezvous/communicator.h"
+#include "util/id_sets.h"
 #include "runtime/device_context.h"
 #include "runtime/run.h"
 
 namespace spmd::detail {
 
-std::string format_devices(std::vector<int> ids) { return format_ids(std::move(ids), "device", "devices"); }
-
-std::string format_ids(std::vector<int> ids, std::string_view one, std::string_view many) {
-  std::sort(ids.begin(), ids.end());
-  if (ids.size() == 1) return std::string(one) + " " + std::to_string(ids[0]);
-  std::string s = std::string(many) + " {";
-  for (std::size_t i = 0; i < ids.size();) {
-    std::size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    if (i) s += ", ";
-    if (j >= i + 2) {
-      s += std::to_string(ids[i]) + ".." + std::to_string(ids[j]);
-    } else {
-      s += std::to_string(ids[i]);
-      if (j == i + 1) s += ", " + std::to_string(ids[j]);
-    }
-    i = j + 1;
-  }
-  return s + "}";
-}
 
 namespace {
 
@@ -277,29 +258,6 @@ std::string mismatch_hint(const std::string& field) {
 }
 
 }  // namespace
-
-SignatureGroups group_signatures(const std::vector<std::pair<const CollectiveSignature*, int>>& brought) {
-  SignatureGroups groups;
-  for (const auto& b : brought) {  // not a structured binding: clang cannot capture one
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return *g.first == *b.first; });
-    if (it == groups.end()) {
-      groups.push_back({b.first, {b.second}});
-    } else {
-      it->second.push_back(b.second);
-    }
-  }
-  return groups;
-}
-
-ReportTable signature_table(const SignatureGroups& groups, std::string_view one, std::string_view many) {
-  ReportTable t;
-  t.columns = {std::string(many), "op", "axes", "operands", "params", "where"};
-  for (const auto& [sig, ids] : groups) {
-    t.rows.push_back({format_ids(ids, one, many), std::string(collective_name(sig->kind)), sig->axes.text(),
-                      sig->operand_types(), sig->params(), sig->loc.to_string()});
-  }
-  return t;
-}
 
 namespace {
 

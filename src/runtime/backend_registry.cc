@@ -1,4 +1,4 @@
-#include "backend/backend.h"
+#include "runtime/backend_registry.h"
 
 #include <map>
 #include <mutex>
@@ -12,14 +12,6 @@
 #endif
 
 namespace spmd::detail {
-
-void Backend::execute_across_processes(CollectiveCall&, dist::ProcessGroup&) {
-  Report r = make_report("BackendError",
-                         "the " + std::string(name()) + " backend cannot run a collective across processes",
-                         "run every device in every process (no --process-devices local), or use --backend sim or "
-                         "cuda");
-  throw BackendError(std::move(r));
-}
 
 namespace {
 std::mutex g_factories_mu;

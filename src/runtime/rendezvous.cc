@@ -1,4 +1,4 @@
-#include "rendezvous/rendezvous.h"
+#include "runtime/rendezvous.h"
 
 #include <algorithm>
 #include <mutex>
@@ -6,7 +6,7 @@
 
 #include "backend/backend.h"
 #include "rendezvous/communicator.h"
-#include "rendezvous/run_reports.h"
+#include "runtime/run_reports.h"
 #include "rendezvous/unbound_axis.h"
 #include "runtime/device_context.h"
 #include "runtime/run.h"
@@ -174,7 +174,8 @@ void check_across_processes(Run& run, const DeviceContext& ctx, const Collective
   call.members.resize(comm.slots.size());
   for (std::size_t p = 0; p < comm.slots.size(); ++p) {
     if (Arrival* a = comm.slots[p]) {
-      call.members[static_cast<std::size_t>(a->index)] = {a->ctx, a->inputs, a->outputs, a->ctx->device};
+      call.members[static_cast<std::size_t>(a->index)] = {a->ctx,    a->inputs,          a->outputs,
+                                                          a->ctx->device, &a->ctx->placement, a->seq};
     } else {
       // A member in another process (local devices: one top-level axis, so
       // the slot is the global device id).

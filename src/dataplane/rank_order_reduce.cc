@@ -1,4 +1,4 @@
-#include "collectives/rank_order_reduce.h"
+#include "dataplane/rank_order_reduce.h"
 
 #include <cmath>
 #include <limits>

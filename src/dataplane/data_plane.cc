@@ -4,7 +4,7 @@
 #pragma GCC optimize("O3")
 #endif
 
-#include "collectives/data_plane.h"
+#include "dataplane/data_plane.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +22,6 @@
 #include "core/parallel.h"
 #include "core/placement.h"
 #include "core/replicas.h"
-#include "runtime/device_context.h"
 
 namespace spmd::detail {
 
@@ -46,8 +45,8 @@ void for_chunks(std::int64_t n, std::int64_t chunk, std::int64_t total_bytes, F&
   }
 }
 
-Array allocate_for(DeviceContext* ctx, const Shape& shape, DType dtype, CollectiveKind kind) {
-  PlacementScope scope(&ctx->placement);
+Array allocate_for(const CollectiveMember& m, const Shape& shape, DType dtype, CollectiveKind kind) {
+  PlacementScope scope(m.placement);
   return Array::uninitialized(shape, dtype, std::string(collective_name(kind)) + " output");
 }
 
@@ -59,7 +58,7 @@ std::vector<Array> allocate_replicated(const CollectiveCall& call, const std::ve
                                        DType dtype, CollectiveKind kind) {
   std::vector<std::shared_ptr<Arena>> arenas;
   arenas.reserve(group.size());
-  for (int r : group) arenas.push_back(call.members[static_cast<std::size_t>(r)].ctx->placement.arena);
+  for (int r : group) arenas.push_back(call.members[static_cast<std::size_t>(r)].placement->arena);
   return uninitialized_replicas(arenas, shape, dtype, std::string(collective_name(kind)) + " output");
 }
 
@@ -292,7 +291,7 @@ void run_reduction(CollectiveCall& call) {
     std::vector<Array> widened;
     if (in_dtype == DType::kBool && out_dtype != DType::kBool) {
       for (auto& m : call.members) {
-        PlacementScope scope(&m.ctx->placement);
+        PlacementScope scope(m.placement);
         Array w = Array::uninitialized(sig.operands[k].shape, DType::kInt32, "psum of bool");
         const bool* src = m.inputs[k].data<bool>();
         auto* dst = w.mutable_data<std::int32_t>();
@@ -358,7 +357,9 @@ void run_psum_scatter(CollectiveCall& call) {
   CollectiveCall sum_call;
   sum_call.sig = &sum_sig;
   for (std::size_t i = 0; i < call.members.size(); ++i) {
-    sum_call.members.push_back({call.members[i].ctx, call.members[i].inputs, &sums[i]});
+    CollectiveMember sum = call.members[i];
+    sum.outputs = &sums[i];
+    sum_call.members.push_back(sum);
   }
   run_reduction(sum_call);
   DType dtype = reduction_result_dtype(CollectiveKind::kPsum, op.dtype);
@@ -374,7 +375,7 @@ void run_psum_scatter(CollectiveCall& call) {
     }
     for (std::int64_t j = 0; j < g; ++j) {
       CollectiveMember& m = call.members[static_cast<std::size_t>(group[static_cast<std::size_t>(j)])];
-      Array out = allocate_for(m.ctx, out_shape, dtype, sig.kind);
+      Array out = allocate_for(m, out_shape, dtype, sig.kind);
       const Array& total = sums[static_cast<std::size_t>(group[static_cast<std::size_t>(j)])][0];
       copy_rows(bytes(out), block * sp.inner_bytes, bytes(total) + j * block * sp.inner_bytes, sp.dim * sp.inner_bytes,
                 sp.outer, block * sp.inner_bytes);
@@ -416,7 +417,7 @@ void run_all_to_all(CollectiveCall& call) {
     }
     for (std::int64_t k = 0; k < g; ++k) {
       CollectiveMember& m = call.members[static_cast<std::size_t>(group[static_cast<std::size_t>(k)])];
-      Array out = allocate_for(m.ctx, out_shape, op.dtype, sig.kind);
+      Array out = allocate_for(m, out_shape, op.dtype, sig.kind);
       for (std::int64_t j = 0; j < g; ++j) {
         const Array& src = call.members[static_cast<std::size_t>(group[static_cast<std::size_t>(j)])].inputs[0];
         // Gather block k of member j into a contiguous scratch, then place it.
@@ -437,7 +438,7 @@ void run_ppermute(CollectiveCall& call) {
   for (auto [src, dst] : sig.perm) source[static_cast<std::size_t>(dst)] = src;
   for (std::size_t r = 0; r < call.members.size(); ++r) {
     CollectiveMember& m = call.members[r];
-    Array out = allocate_for(m.ctx, op.shape, op.dtype, sig.kind);
+    Array out = allocate_for(m, op.shape, op.dtype, sig.kind);
     if (out.nbytes() > 0) {
       if (source[r] >= 0) {
         std::memcpy(out.mutable_raw_data(), call.members[static_cast<std::size_t>(source[r])].inputs[0].raw_data(),

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "collectives/transport.h"
+#include "dataplane/transport.h"
 
 namespace spmd::detail {
 

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "spmd/report.h"
+#include "rendezvous/signature_groups.h"
+#include "util/id_sets.h"
 
 namespace spmd::detail {
 
@@ -18,10 +20,6 @@ class DeviceContext;
 struct Communicator;
 struct CollectiveSignature;
 
-/// "device 2", "devices {0, 1, 3}", "devices {0..7}".
-std::string format_devices(std::vector<int> ids);
-/// The same with other nouns: format_ids({0, 1}, "rank", "ranks") is "ranks {0, 1}".
-std::string format_ids(std::vector<int> ids, std::string_view one, std::string_view many);
 
 std::vector<DeviceStatus> describe_devices(const std::vector<std::unique_ptr<DeviceContext>>& contexts);
 
@@ -44,13 +42,6 @@ std::string describe_outcome(const std::string& what, std::int64_t outcome);
 Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& contexts,
                              const std::vector<const Communicator*>& pending, const std::string& repro);
 
-/// Who brought which signature: the distinct signatures, in first-seen
-/// order, each with the ids (devices or ranks) that brought it.
-using SignatureGroups = std::vector<std::pair<const CollectiveSignature*, std::vector<int>>>;
-SignatureGroups group_signatures(const std::vector<std::pair<const CollectiveSignature*, int>>& brought);
-/// The mismatch table: a row per group ("devices {0, 1}" / "ranks {0, 1}",
-/// op, axes, operands, params, where).
-ReportTable signature_table(const SignatureGroups& groups, std::string_view one, std::string_view many);
 
 /// All members of `comm` arrived and some signatures differ.
 Report build_mismatch_report(const Communicator& comm, const std::string& repro);

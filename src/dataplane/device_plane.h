@@ -8,7 +8,7 @@
 // Reductions widen float16/bfloat16 (and bool for psum) before the transport,
 // as the host accumulates them in float32 (int32), and narrow the result once.
 
-#include "collectives/transport.h"
+#include "dataplane/transport.h"
 #include "rendezvous/communicator.h"
 
 namespace spmd::detail {
