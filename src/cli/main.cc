@@ -138,7 +138,8 @@ int main(int argc, char** argv) {
       "130/143 interrupted. Examples:\n"
       "  spmd run scenarios/deadlock/skip_psum_under_cond.py\n"
       "  spmd test scenarios/ --junit results.xml\n"
-      "  spmd run prog.py --trace run.jsonl && spmd replay run.jsonl");
+      "  spmd run prog.py --trace run.jsonl && spmd replay run.jsonl\n"
+      "  spmd diagnose /tmp/nccl_logs/          (a hung GPU job: NCCL_DEBUG=INFO logs or flight-recorder dumps)");
 
   RunSettings run_settings;
   std::string run_format = "text", run_arena, run_stack;
