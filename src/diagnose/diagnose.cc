@@ -1,9 +1,7 @@
 #include "spmd/diagnose/diagnose.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
 #include <algorithm>
+#include <filesystem>
 
 #include "diagnose/flight_recorder_reader.h"
 #include "diagnose/hang_analysis.h"
@@ -23,25 +21,20 @@ using detail::Recording;
 // A log of a long job can be large; a dump holds at most a few thousand entries.
 constexpr std::size_t kMaxInputBytes = std::size_t{4} << 30;
 
-// Directories stand for the regular files in them, sorted by name.
+// Directories stand for the regular files in them (not hidden ones), sorted by name.
 std::vector<std::string> expand(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const std::string& p : paths) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      files.push_back(p);
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      files.push_back(p);  // read_input_bytes says what is wrong with it, if anything
       continue;
     }
     std::vector<std::string> inside;
-    if (DIR* d = ::opendir(p.c_str())) {
-      while (const dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name.empty() || name[0] == '.') continue;
-        const std::string full = p + (p.ends_with('/') ? "" : "/") + name;
-        struct stat fs {};
-        if (::stat(full.c_str(), &fs) == 0 && S_ISREG(fs.st_mode)) inside.push_back(full);
-      }
-      ::closedir(d);
+    for (const fs::directory_entry& e : fs::directory_iterator(p, ec)) {
+      const std::string name = e.path().filename().string();
+      if (!name.starts_with(".") && e.is_regular_file(ec)) inside.push_back(e.path().string());
     }
     if (inside.empty()) {
       throw_invalid_argument("UsageError", "the directory '" + p + "' holds no files",
