@@ -498,7 +498,16 @@ Recording Reader::finish() {
 }  // namespace
 
 bool looks_like_nccl_log(std::string_view text) {
-  return text.find(" NCCL INFO ") != std::string_view::npos || text.find(" NCCL WARN ") != std::string_view::npos;
+  // A line with NCCL's own prefix, not just the words (a README about NCCL
+  // logs is not one).
+  for (std::size_t at = text.find("NCCL "); at != std::string_view::npos; at = text.find("NCCL ", at + 5)) {
+    const std::size_t begin = text.rfind('\n', at) == std::string_view::npos ? 0 : text.rfind('\n', at) + 1;
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line(text.substr(begin, end - begin));
+    if (parse_info_prefix(line) || std::regex_search(line, warn_pattern())) return true;
+    at = end;
+  }
+  return false;
 }
 
 Recording read_nccl_logs(const std::vector<LogFile>& files) {

@@ -46,9 +46,10 @@ TEST_CASE("cli::diagnose: --format json carries the verdict and the per-rank sta
 }
 
 TEST_CASE("cli::diagnose: an input it cannot use exits 2 with a hint", "[cli][diagnose]") {
+  // The README talks about NCCL INFO lines and quotes some in prose: still not a log.
   Subprocess p({SPMD_BIN_PATH, "diagnose", std::string(SPMD_SOURCE_DIR) + "/README.md"});
   CHECK(p.wait() == 2);
-  CHECK(has(p.err(), "is neither an NCCL log (no 'NCCL INFO' line) nor a PyTorch flight-recorder dump"));
+  CHECK(has(p.err(), "README.md' is neither an NCCL log (no 'NCCL INFO' line) nor a PyTorch flight-recorder dump"));
   Subprocess missing({SPMD_BIN_PATH, "diagnose", "/nonexistent/rank0.log"});
   CHECK(missing.wait() == 2);
   CHECK(has(missing.err(), "cannot read the log or dump '/nonexistent/rank0.log': No such file or directory"));
