@@ -32,11 +32,10 @@ LAYERS = [
     ["cli"],                                   # the spmd command
 ]
 
-# Upward includes still there: (from directory, to directory) -> why.
-DEBT = {
-    ("backend/cuda", "runtime"): "the CUDA watchdog reads the Run (its options, describing devices, aborting it); "
-                                 "the sim backend no longer does (issue 18)",
-}
+# Upward includes still there: (from directory, to directory) -> why. Empty
+# since the CUDA backend reaches the run through LaunchedRun (backend.h); an
+# entry here is debt to pay, never a way around the check.
+DEBT = {}
 
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
@@ -62,11 +61,15 @@ def self_test():
         write("core/array.cc", '#include "util/json.h"\n#include "core/shape.h"\n')    # down, own
         write("util/json.cc", '#include "core/array.h"\n')                            # up: core is above util
         write("dataplane/plan.cc", '#include "backend/cuda/kernels/sum.h"\n')         # same level
-        write("backend/cuda/x.cc", '#include "runtime/run.h"\n')                      # the listed debt
+        write("backend/cuda/x.cc", '#include "runtime/run.h"\n')                      # listed as debt below
         write("oddity/y.cc", "")                                                        # on no level
         out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = check(src)
+        DEBT[("backend/cuda", "runtime")] = "the self-test's debt"
+        try:
+            with contextlib.redirect_stdout(out):
+                code = check(src)
+        finally:
+            del DEBT[("backend/cuda", "runtime")]
         text = out.getvalue()
         expected = ["src/util/json.cc:1: util includes core/array.h, from a higher level (core)",
                     "src/dataplane/plan.cc:1: dataplane includes backend/cuda/kernels/sum.h, from its own level",

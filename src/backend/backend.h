@@ -4,6 +4,7 @@
 // devices run; below it nothing knows about pmap or reports.
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,24 @@ using ParkerHandle = std::unique_ptr<Parker, DestroyParker>;
 
 using DeviceBody = std::function<void(DeviceContext&)>;
 
+/// What a backend may ask of the run that launched its devices, for its own
+/// reports: declared here, implemented by the runtime's Run, so a backend
+/// never sees the Run itself.
+class LaunchedRun {
+ public:
+  virtual ~LaunchedRun() = default;
+  /// How long a wait for device work may take before the backend reports it
+  /// (RuntimeOptions::watchdog_s; 0: no limit).
+  virtual double watchdog_seconds() const = 0;
+  /// One line per device: its label and state, and the collective it waits
+  /// at ("device 3: waiting at psum over 'i' #4 (f.py:9)"), with the device
+  /// id. Empty with `busy` set when the run's lock is held elsewhere (the
+  /// caller may be inside it).
+  virtual std::vector<std::pair<DeviceId, std::string>> device_lines(bool& busy) = 0;
+  /// Ends a device that could not start with `error`, as if it raised it.
+  virtual void refuse_device(DeviceContext& ctx, std::exception_ptr error) = 0;
+};
+
 /// What a backend needs of a device the runtime hands it: where its arrays
 /// live (its placement, to install on the fiber or thread that runs it).
 /// Defined by the runtime, which owns DeviceContext: backends never see
@@ -96,8 +115,8 @@ class Backend {
   /// (Run::run_device): it records errors itself and never throws. Called on
   /// the host for a top-level pmap and from a device for a nested one; the
   /// caller is then accounted as waiting. A backend that cannot run these
-  /// devices at all ends each with Run::refuse_device instead.
-  virtual void launch(Run& run, std::span<DeviceContext* const> devices, const DeviceBody& body) = 0;
+  /// devices at all ends each with run.refuse_device instead.
+  virtual void launch(LaunchedRun& run, std::span<DeviceContext* const> devices, const DeviceBody& body) = 0;
   /// On the device's own fiber or thread, inside its lifecycle, just before
   /// and just after the user's function (CUDA binds the thread to its GPU,
   /// then waits for the device's last kernels). An exception ends the device

@@ -63,6 +63,24 @@ void Run::refuse_device(DeviceContext& ctx, std::exception_ptr error) {
   device_ended_with(ctx, std::move(error));
 }
 
+double Run::watchdog_seconds() const { return options().watchdog_s; }
+
+std::vector<std::pair<DeviceId, std::string>> Run::device_lines(bool& busy) {
+  std::vector<std::pair<DeviceId, std::string>> lines;
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  busy = !lock.owns_lock();
+  if (busy) return lines;
+  for (const auto& c : contexts_) {
+    std::string line = c->label + ": " + std::string(device_state_name(c->state));
+    if (c->state == DeviceState::kWaitingCollective && c->waiting != nullptr) {
+      line += " at " + c->waiting->sig->op_and_axes() + " #" + std::to_string(c->waiting->seq);
+      if (c->waiting->sig->loc.valid()) line += " (" + c->waiting->sig->loc.to_string() + ")";
+    }
+    lines.emplace_back(c->device, std::move(line));
+  }
+  return lines;
+}
+
 void Run::device_started(DeviceContext& ctx) {
   SPMD_LOG(kRuntime, debug, "{} starts", ctx.label);
   {

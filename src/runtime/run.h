@@ -59,7 +59,7 @@ struct RuntimeState {
   bool runs_all_devices() const { return local.count == options.devices; }
 };
 
-class Run {
+class Run final : public LaunchedRun {
  public:
   Run(RuntimeState& runtime, RunInfo info);
   ~Run();
@@ -84,7 +84,11 @@ class Run {
 
   /// Ends a device that could not start (the backend refused the launch)
   /// with `error`, as if its body had raised it.
-  void refuse_device(DeviceContext& ctx, std::exception_ptr error);
+  void refuse_device(DeviceContext& ctx, std::exception_ptr error) override;
+
+  // What a backend may ask while its devices run (LaunchedRun).
+  double watchdog_seconds() const override;
+  std::vector<std::pair<DeviceId, std::string>> device_lines(bool& busy) override;
 
   /// Marks the parent as waiting for `children` nested devices (before launch).
   void begin_nested(DeviceContext& parent, int children);

@@ -381,7 +381,7 @@ class FakeGpuBackend final : public detail::Backend {
     return std::make_shared<FakeDeviceArena>(device, capacity, std::move(label));
   }
   detail::Parker* make_parker(detail::ParkerSlot& slot) override { return sim_->make_parker(slot); }
-  void launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+  void launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override {
     sim_->launch(run, devices, body);
   }

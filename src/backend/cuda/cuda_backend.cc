@@ -12,8 +12,6 @@
 #include "dataplane/device_plane.h"
 #include "core/device_ops.h"
 #include "rendezvous/communicator.h"
-#include "runtime/device_context.h"
-#include "runtime/run.h"
 #include "spmd/error.h"
 
 namespace spmd::cuda {
@@ -112,27 +110,28 @@ detail::Parker* CudaBackend::make_parker(detail::ParkerSlot& slot) { return deta
 void CudaBackend::yield() { std::this_thread::yield(); }
 
 void CudaBackend::enter_device(detail::DeviceContext& ctx) {
-  const DeviceResources& res = *resources_.at(static_cast<std::size_t>(ctx.device));
-  SPMD_CUDA_CHECK(cudaSetDevice(res.ordinal), (ErrorSite{ctx.device, "device start"}));
+  const DeviceId device = detail::placement_of(ctx).device;
+  const DeviceResources& res = *resources_.at(static_cast<std::size_t>(device));
+  SPMD_CUDA_CHECK(cudaSetDevice(res.ordinal), (ErrorSite{device, "device start"}));
 }
 
 void CudaBackend::leave_device(detail::DeviceContext& ctx) {
   // Asynchronous kernel failures surface here, attributed to this device.
-  const DeviceResources& res = *resources_.at(static_cast<std::size_t>(ctx.device));
+  const DeviceResources& res = *resources_.at(static_cast<std::size_t>(detail::placement_of(ctx).device));
   wait_streams({StreamRef{res.device, res.ordinal, res.stream}}, {}, "the device's last kernels", *policy_);
 }
 
 // Each device is a host thread with its placement; the runtime's lifecycle
 // (body) calls enter_device and leave_device around the user's function.
 void CudaBackend::device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body) {
-  detail::set_current_placement(&ctx.placement);
+  detail::set_current_placement(&detail::placement_of(ctx));
   body(ctx);
   detail::set_current_placement(nullptr);
 }
 
-void CudaBackend::launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+void CudaBackend::launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
                          const detail::DeviceBody& body) {
-  if (detail::current_context() != nullptr) {
+  if (detail::current_placement()->context != nullptr) {  // launched from a device: a nested pmap
     // A nested pmap: its devices end at once with the error (the run stops).
     Report r = make_report("BackendError", "nested pmap is not supported on the cuda backend",
                            "each device is a host thread bound to one GPU; use a mesh (pmap with several named "
@@ -142,7 +141,7 @@ void CudaBackend::launch(detail::Run& run, std::span<detail::DeviceContext* cons
     for (detail::DeviceContext* ctx : devices) run.refuse_device(*ctx, error);
     return;
   }
-  policy_->watchdog_s = run.options().watchdog_s;
+  policy_->watchdog_s = run.watchdog_seconds();
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     run_ = &run;
@@ -174,8 +173,8 @@ void CudaBackend::execute(detail::CollectiveCall& call) {
   std::string op = detail::collective_op_text(call);
   std::lock_guard<std::mutex> lock(state_mu_);
   for (const auto& m : call.members) {
-    if (m.ctx != nullptr && m.ctx->device >= 0 && m.ctx->device < devices_) {
-      last_completed_[static_cast<std::size_t>(m.ctx->device)] = op;
+    if (m.here() && m.device >= 0 && m.device < devices_) {
+      last_completed_[static_cast<std::size_t>(m.device)] = op;
     }
   }
 }
@@ -198,23 +197,14 @@ std::vector<std::string> CudaBackend::describe_devices() {
   std::vector<std::string> lines;
   std::lock_guard<std::mutex> lock(state_mu_);
   if (run_ == nullptr) return lines;
-  // The caller may hold the run's mutex (a download while breakpoints fire):
-  // describe the devices only if it is free.
-  std::unique_lock<std::mutex> run_lock(run_->mutex(), std::try_to_lock);
-  if (!run_lock.owns_lock()) {
-    lines.push_back("(device states unavailable: the run is busy)");
-    return lines;
+  // The caller may hold the run's lock (a download while breakpoints fire):
+  // the run then says it is busy instead of waiting for it.
+  bool busy = false;
+  for (auto& [device, line] : run_->device_lines(busy)) {
+    const std::string& last = last_completed_[static_cast<std::size_t>(device)];
+    lines.push_back(std::move(line) + "; last completed collective: " + (last.empty() ? std::string("none") : last));
   }
-  for (const auto& c : run_->contexts()) {
-    std::string line = c->label + ": " + std::string(detail::device_state_name(c->state));
-    if (c->state == detail::DeviceState::kWaitingCollective && c->waiting != nullptr) {
-      line += " at " + c->waiting->sig->op_and_axes() + " #" + std::to_string(c->waiting->seq);
-      if (c->waiting->sig->loc.valid()) line += " (" + c->waiting->sig->loc.to_string() + ")";
-    }
-    const std::string& last = last_completed_[static_cast<std::size_t>(c->device)];
-    line += "; last completed collective: " + (last.empty() ? std::string("none") : last);
-    lines.push_back(std::move(line));
-  }
+  if (busy) lines.push_back("(device states unavailable: the run is busy)");
   return lines;
 }
 

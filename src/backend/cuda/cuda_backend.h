@@ -36,7 +36,7 @@ class CudaBackend final : public detail::Backend {
   int device_count() const override { return devices_; }
   std::shared_ptr<detail::Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) override;
   detail::Parker* make_parker(detail::ParkerSlot& slot) override;
-  void launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+  void launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override;
   void yield() override;
   void enter_device(detail::DeviceContext& ctx) override;
@@ -61,7 +61,7 @@ class CudaBackend final : public detail::Backend {
   std::unique_ptr<NcclTransport> nccl_;
   std::unique_ptr<CopyTransport> copy_;
   std::mutex state_mu_;
-  detail::Run* run_ = nullptr;              // the run in progress (for watchdog reports)
+  detail::LaunchedRun* run_ = nullptr;      // the run in progress (for watchdog reports)
   std::vector<std::string> last_completed_;  // per device: its last completed collective
 };
 

@@ -119,7 +119,7 @@ void SimBackend::execute_across_processes(detail::CollectiveCall& call, dist::Pr
   detail::execute_with_transport(call, *across_processes_);
 }
 
-void SimBackend::launch(detail::Run&, std::span<detail::DeviceContext* const> devices,
+void SimBackend::launch(detail::LaunchedRun&, std::span<detail::DeviceContext* const> devices,
                         const detail::DeviceBody& body) {
   if (detail::current_placement()->context != nullptr) {  // launched from a device: a nested pmap
     run_fibers(devices, body);  // nested: on the scheduler already running

@@ -24,7 +24,7 @@ class SimBackend final : public detail::Backend {
   int device_count() const override { return devices_; }
   std::shared_ptr<detail::Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) override;
   detail::Parker* make_parker(detail::ParkerSlot& slot) override;
-  void launch(detail::Run& run, std::span<detail::DeviceContext* const> devices,
+  void launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override;
   void yield() override;
   void execute(detail::CollectiveCall& call) override;
