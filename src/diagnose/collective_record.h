@@ -33,6 +33,13 @@ struct CallRecord {
   SourceLoc at;             ///< where it is recorded: the log's file and line, or the dump's file
   std::string recorded_at;  ///< the same in words: "rank1.log:88", "trace_1 entry 12"
   std::string label;        ///< e.g. "AllReduce #5 on comm 0x3f1a9c2b (opCount 5)"
+
+  /// The signature in one line: "count 1024, datatype 7 (float32), op 0 (sum)".
+  std::string arguments() const {
+    std::string s;
+    for (const std::string& part : signature) s += (s.empty() ? "" : ", ") + part;
+    return s;
+  }
 };
 
 /// One communicator (an NCCL communicator, a PyTorch process group).

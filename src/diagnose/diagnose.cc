@@ -61,10 +61,8 @@ Json timeline(const Recording& rec, const detail::HangVerdict& verdict) {
     for (std::size_t k = 0; k < r.calls.size(); ++k) {
       const detail::CallRecord& c = r.calls[k];
       const bool done = verdict.done[static_cast<std::size_t>(r.rank)][k];
-      std::string sig;
-      for (const std::string& s : c.signature) sig += (sig.empty() ? "" : ", ") + s;
       Json args = object({{"communicator", rec.comms[static_cast<std::size_t>(c.comm)].name},
-                          {"arguments", sig},
+                          {"arguments", c.arguments()},
                           {"recorded", c.state},
                           {"recorded at", c.recorded_at},
                           {"replay", done ? "completed" : "blocked"}});
@@ -122,12 +120,13 @@ DiagnoseSummary diagnose_files(const std::vector<std::string>& paths, const Diag
   }
   SPMD_LOG(kDiagnose, debug, "read {} ranks, {} communicators", rec.ranks.size(), rec.comms.size());
   detail::HangVerdict verdict = detail::analyse_recording(rec, options.repro);
-  SPMD_LOG(kDiagnose, debug, "replayed {} calls, {} completed: {}", verdict.calls, verdict.completed, verdict.status);
+  SPMD_LOG(kDiagnose, debug, "replayed {} calls, {} completed: {}", verdict.calls, verdict.completed,
+           verdict.report.kind.empty() ? "ok" : verdict.report.kind);
   if (!options.timeline_path.empty()) {
     write_output_file(options.timeline_path, "timeline file", timeline(rec, verdict).dump(1));
   }
-  if (verdict.status == "deadlock") throw DeadlockError(std::move(verdict.report));
-  if (verdict.status == "mismatch") throw CollectiveMismatch(std::move(verdict.report));
+  if (verdict.report.kind == "Deadlock") throw DeadlockError(std::move(verdict.report));
+  if (verdict.report.kind == "CollectiveMismatch") throw CollectiveMismatch(std::move(verdict.report));
   DiagnoseSummary s;
   s.source_kind = rec.source_kind;
   s.ranks = static_cast<int>(rec.ranks.size());

@@ -17,6 +17,9 @@ namespace {
 constexpr int kOldestMinor = 2;   // collective_seq_id and p2p_seq_id since 2.2
 constexpr int kNewestMinor = 10;  // PyTorch 2.10's FlightRecorder.hpp
 
+// std::isdigit of a plain char is undefined for bytes above 127.
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -104,8 +107,8 @@ void check_version(const Dump& d) {
   int major = -1, minor = -1;
   const std::size_t dot = text.find('.');
   if (dot != std::string::npos && dot > 0 && dot + 1 < text.size() && dot <= 3 && text.size() - dot <= 4 &&
-      std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(dot), ::isdigit) &&
-      std::all_of(text.begin() + static_cast<std::ptrdiff_t>(dot) + 1, text.end(), ::isdigit)) {
+      std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(dot), is_digit) &&
+      std::all_of(text.begin() + static_cast<std::ptrdiff_t>(dot) + 1, text.end(), is_digit)) {
     major = std::stoi(text.substr(0, dot));
     minor = std::stoi(text.substr(dot + 1));
   }
@@ -226,7 +229,7 @@ Recording read_flight_recorder_dumps(const std::vector<DumpFile>& files) {
         int peer_local = -1;
         if (arrow != std::string::npos) {
           const std::string peer = meta.substr(arrow + 2);
-          if (!peer.empty() && peer.size() < 8 && std::all_of(peer.begin(), peer.end(), ::isdigit)) peer_local = std::stoi(peer);
+          if (!peer.empty() && peer.size() < 8 && std::all_of(peer.begin(), peer.end(), is_digit)) peer_local = std::stoi(peer);
         }
         c.sends = op == "send";
         c.peer = peer_local >= 0 && peer_local < cr.size ? cr.members[static_cast<std::size_t>(peer_local)] : -1;

@@ -14,12 +14,6 @@ namespace {
 
 std::string ranks_text(std::vector<int> ids) { return format_ids(std::move(ids), "rank", "ranks"); }
 
-std::string signature_text(const CallRecord& c) {
-  std::string s;
-  for (const std::string& part : c.signature) s += (s.empty() ? "" : ", ") + part;
-  return s;
-}
-
 std::string where_text(const SourceLoc& loc) { return loc.valid() ? loc.to_string() : ""; }
 
 class Replay {
@@ -162,7 +156,7 @@ ReportTable call_table(const Recording& rec, const std::vector<std::pair<int, in
   std::vector<const CallRecord*> first;
   for (auto [r, i] : calls) {
     const CallRecord& c = rec.ranks[static_cast<std::size_t>(r)].calls[static_cast<std::size_t>(i)];
-    const std::string key = c.op + "|" + signature_text(c);
+    const std::string key = c.op + "|" + c.arguments();
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) {
       groups.push_back({key, {r}});
@@ -175,7 +169,7 @@ ReportTable call_table(const Recording& rec, const std::vector<std::pair<int, in
   t.columns = {"ranks", "call", "arguments", "where"};
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const CallRecord& c = *first[g];
-    t.rows.push_back({ranks_text(groups[g].second), c.op, signature_text(c),
+    t.rows.push_back({ranks_text(groups[g].second), c.op, c.arguments(),
                       c.user_frame.valid() ? where_text(c.user_frame) : c.recorded_at});
   }
   return t;
@@ -222,7 +216,7 @@ DeviceStatus status_of(const Recording& rec, const Replay& replay, int r) {
   if (p < rank.calls.size()) {
     const CallRecord& c = rank.calls[p];
     s.state = "waiting";
-    s.detail = c.label + (signature_text(c).empty() ? "" : " (" + signature_text(c) + ")") +
+    s.detail = c.label + (c.arguments().empty() ? "" : " (" + c.arguments() + ")") +
                (c.state.empty() ? "" : " [" + c.state + "]");
     s.loc = c.user_frame.valid() ? c.user_frame : c.at;
     return s;
@@ -353,7 +347,6 @@ HangVerdict analyse_recording(const Recording& rec, const std::string& repro) {
     r.divergence.collective_index = mismatch->seq;
     r.divergence.collective_summary = "#" + std::to_string(mismatch->seq) + " on " + comm.name + ": " + parts;
     add_context(r);
-    v.status = "mismatch";
     v.report = std::move(r);
     return v;
   }
@@ -449,7 +442,7 @@ HangVerdict analyse_recording(const Recording& rec, const std::string& repro) {
     r.axis = comm.name;
     r.where = where;
     for (const std::string& l : absent_lines) r.details.push_back(l);
-    std::string waiting_sig = signature_text(c);
+    std::string waiting_sig = c.arguments();
     r.divergence.collective_index = c.seq;
     r.divergence.collective_summary = "#" + std::to_string(c.seq) + " on " + comm.name + ": " + ranks_text(waiting) +
                                       " " + c.op + (waiting_sig.empty() ? "" : " (" + waiting_sig + ")") + "; " +
@@ -459,7 +452,6 @@ HangVerdict analyse_recording(const Recording& rec, const std::string& repro) {
                         " and no call can complete (detected exactly from the recorded calls: no timeout involved)");
   }
   add_context(r);
-  v.status = "deadlock";
   v.report = std::move(r);
   return v;
 }

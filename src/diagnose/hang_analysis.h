@@ -19,9 +19,9 @@
 namespace spmd::detail {
 
 struct HangVerdict {
-  /// "ok", "deadlock" or "mismatch".
-  std::string status = "ok";
-  Report report;          ///< for "deadlock" and "mismatch"
+  /// Kind "Deadlock" or "CollectiveMismatch"; an empty kind when every rank
+  /// completed the same calls.
+  Report report;
   std::int64_t calls = 0;           ///< calls recorded
   std::int64_t completed = 0;       ///< calls that completed in the replay
   std::vector<std::vector<bool>> done;  ///< done[rank][call]: it completed in the replay (the timeline shows which)
