@@ -1,11 +1,11 @@
 #include "diagnose/flight_recorder_reader.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <utility>
 
+#include "diagnose/char_classes.h"
 #include "diagnose/pickle_reader.h"
 #include "spmd/error.h"
 #include "spmd/util/json.h"
@@ -16,9 +16,6 @@ namespace {
 
 constexpr int kOldestMinor = 2;   // collective_seq_id and p2p_seq_id since 2.2
 constexpr int kNewestMinor = 10;  // PyTorch 2.10's FlightRecorder.hpp
-
-// std::isdigit of a plain char is undefined for bytes above 127.
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
@@ -62,9 +59,9 @@ std::optional<std::vector<int>> parse_ranks(const std::string& text) {
   ++k;
   skip();
   while (k < text.size() && text[k] != ']') {
-    if (!std::isdigit(static_cast<unsigned char>(text[k]))) return std::nullopt;
+    if (!is_digit(text[k])) return std::nullopt;
     long v = 0;
-    while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) {
+    while (k < text.size() && is_digit(text[k])) {
       v = v * 10 + (text[k++] - '0');
       if (v > (1 << 24)) return std::nullopt;
     }
@@ -106,9 +103,9 @@ void check_version(const Dump& d) {
   const std::string text = v.is_string() ? v.as_string() : v.dump();
   int major = -1, minor = -1;
   const std::size_t dot = text.find('.');
-  if (dot != std::string::npos && dot > 0 && dot + 1 < text.size() && dot <= 3 && text.size() - dot <= 4 &&
-      std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(dot), is_digit) &&
-      std::all_of(text.begin() + static_cast<std::ptrdiff_t>(dot) + 1, text.end(), is_digit)) {
+  if (dot != std::string::npos && dot <= 3 && text.size() - dot <= 4 &&
+      all_chars(std::string_view(text).substr(0, dot), is_digit) &&
+      all_chars(std::string_view(text).substr(dot + 1), is_digit)) {
     major = std::stoi(text.substr(0, dot));
     minor = std::stoi(text.substr(dot + 1));
   }
@@ -138,7 +135,7 @@ Recording read_flight_recorder_dumps(const std::vector<DumpFile>& files) {
   for (const DumpFile& f : files) {
     const std::string name = base_name(f.path);
     std::size_t digits = name.size();
-    while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+    while (digits > 0 && is_digit(name[digits - 1])) --digits;
     if (digits == name.size() || name.size() - digits > 7) {
       refuse(f.path, "the file name does not end with its rank",
              "PyTorch writes each rank's dump to TORCH_NCCL_DEBUG_INFO_TEMP_FILE followed by the rank "
@@ -229,7 +226,7 @@ Recording read_flight_recorder_dumps(const std::vector<DumpFile>& files) {
         int peer_local = -1;
         if (arrow != std::string::npos) {
           const std::string peer = meta.substr(arrow + 2);
-          if (!peer.empty() && peer.size() < 8 && std::all_of(peer.begin(), peer.end(), is_digit)) peer_local = std::stoi(peer);
+          if (peer.size() < 8 && all_chars(peer, is_digit)) peer_local = std::stoi(peer);
         }
         c.sends = op == "send";
         c.peer = peer_local >= 0 && peer_local < cr.size ? cr.members[static_cast<std::size_t>(peer_local)] : -1;

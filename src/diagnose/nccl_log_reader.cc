@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "diagnose/char_classes.h"
 #include "spmd/error.h"
 
 namespace spmd::detail {
@@ -29,17 +30,6 @@ struct CallLine {
   std::string op, op_count, count, datatype, redop, root, comm;
 };
 
-bool all_of(std::string_view s, bool (*ok)(char)) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!ok(c)) return false;
-  }
-  return true;
-}
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-
 std::optional<CallLine> parse_call(std::string_view msg) {
   while (!msg.empty() && (msg.back() == ' ' || msg.back() == '\t')) msg.remove_suffix(1);
   std::vector<std::string_view> t;
@@ -58,9 +48,9 @@ std::optional<CallLine> parse_call(std::string_view msg) {
   std::string_view root = t[14];
   if (!root.empty() && root[0] == '-') root.remove_prefix(1);
   const std::string_view nranks = t[17];
-  if (!all_of(op, is_word) || !all_of(t[2], is_hex) || !all_of(t[8], is_digit) || !all_of(t[10], is_digit) ||
-      !all_of(t[12], is_digit) || !all_of(root, is_digit) || !nranks.starts_with("[nranks=") || !nranks.ends_with("]") ||
-      !all_of(nranks.substr(8, nranks.size() - 9), is_digit) || t[16].empty() || t[19].empty()) {
+  if (!all_chars(op, is_word) || !all_chars(t[2], is_hex) || !all_chars(t[8], is_digit) || !all_chars(t[10], is_digit) ||
+      !all_chars(t[12], is_digit) || !all_chars(root, is_digit) || !nranks.starts_with("[nranks=") || !nranks.ends_with("]") ||
+      !all_chars(nranks.substr(8, nranks.size() - 9), is_digit) || t[16].empty() || t[19].empty()) {
     return std::nullopt;
   }
   return CallLine{std::string(op),    std::string(t[2]),  std::string(t[8]), std::string(t[10]),
@@ -86,7 +76,7 @@ std::optional<InfoPrefix> parse_info_prefix(std::string_view line) {
   const std::size_t open = before.rfind('[');
   if (open == std::string_view::npos || open < 1 || before[open - 1] != ' ') return std::nullopt;
   const std::string_view dev = before.substr(open + 1, before.size() - open - 2);
-  if (!all_of(dev, is_digit) || dev.size() > 6) return std::nullopt;
+  if (!all_chars(dev, is_digit) || dev.size() > 6) return std::nullopt;
   before = before.substr(0, open - 1);  // "... host:pid:tid"
   std::size_t start = before.size();
   while (start > 0 && before[start - 1] != ' ' && before[start - 1] != '\t' && before[start - 1] != ']') --start;
@@ -98,7 +88,7 @@ std::optional<InfoPrefix> parse_info_prefix(std::string_view line) {
   const std::string_view pid = token.substr(c1 + 1, c2 - c1 - 1), tid = token.substr(c2 + 1);
   std::string_view host = token.substr(0, c1);
   if (const std::size_t colon = host.rfind(':'); colon != std::string_view::npos) host.remove_prefix(colon + 1);
-  if (host.empty() || !all_of(pid, is_digit) || !all_of(tid, is_digit) || pid.size() > 9) return std::nullopt;
+  if (host.empty() || !all_chars(pid, is_digit) || !all_chars(tid, is_digit) || pid.size() > 9) return std::nullopt;
   return InfoPrefix{std::string(host), std::string(pid), std::stoi(std::string(dev)), msg};
 }
 
