@@ -61,8 +61,7 @@ namespace {
   BudgetExceeded error(std::move(r));
   std::lock_guard<std::mutex> lock(ctx.run.mutex());
   if (ctx.run.aborted()) {
-    ctx.end_detail = "stopped while running";
-    ctx.end_loc = ctx.current_loc;
+    ctx.note_stop("stopped while running", ctx.current_loc);
     throw detail::RunAborted{};
   }
   ctx.run.abort_locked(std::make_exception_ptr(error));
@@ -91,8 +90,7 @@ void count_steps(std::uint64_t n) {
     run.backend().yield();  // fairness: a long loop must not starve the other devices
     if (run.aborted()) {
       std::lock_guard<std::mutex> lock(run.mutex());
-      ctx->end_detail = "stopped while running";
-      ctx->end_loc = ctx->current_loc;
+      ctx->note_stop("stopped while running", ctx->current_loc);
       throw detail::RunAborted{};
     }
     if (opts.time_budget_s > 0 && run.now_us() > opts.time_budget_s * 1e6) {
@@ -156,8 +154,7 @@ void breakpoint(std::vector<std::pair<std::string, Array>> values, SourceLoc loc
   // Prints queued before the stop come out before the handler shows values.
   run.flush_prints(false);
   std::unique_lock<std::mutex> lock(run.mutex());
-  ctx->breakpoint_values = std::move(values);
-  ctx->breakpoint_loc = loc;
+  ctx->hold_breakpoint(std::move(values), loc);
   run.block(lock, *ctx, detail::DeviceState::kAtBreakpoint);
 }
 

@@ -1,7 +1,9 @@
 #include "runtime/device_context.h"
 
 #include <algorithm>
+#include <stdexcept>
 
+#include "rendezvous/communicator.h"
 #include "runtime/run.h"
 
 namespace spmd::detail {
@@ -51,7 +53,7 @@ std::string RecentEvent::render() const {
     case EventKind::kDecision: return op + where + " -> " + std::to_string(value);
     case EventKind::kBreakpoint: return "breakpoint" + where;
     case EventKind::kNestedPmap: return "nested pmap over " + axes + where;
-    case EventKind::kError: return "raised" + where + ": " + text;
+    case EventKind::kError: return "raised" + where + ": " + op + ": " + text;  // op: the error's kind
     case EventKind::kDeviceFinish: return "returned";
   }
   return "?";
@@ -123,7 +125,7 @@ std::vector<RecentEvent> DeviceContext::recent() const {
       c.site = history_at(next_collective);
       c.loc = c.site->loc;
       // A device's collectives complete in order: the first collectives_done did.
-      c.completed = next_collective < collectives_done;
+      c.completed = next_collective < collectives_done_;
       newest_first.push_back(std::move(c));
       --next_collective;
     } else {
@@ -131,6 +133,69 @@ std::vector<RecentEvent> DeviceContext::recent() const {
     }
   }
   return {std::make_move_iterator(newest_first.rbegin()), std::make_move_iterator(newest_first.rend())};
+}
+
+namespace {
+
+constexpr std::uint32_t bit(DeviceState s) { return std::uint32_t{1} << static_cast<unsigned>(s); }
+
+// The states each state may go to (see the picture in device_context.h).
+constexpr std::uint32_t kParked =
+    bit(DeviceState::kWaitingCollective) | bit(DeviceState::kAtBreakpoint) | bit(DeviceState::kWaitingChildren);
+constexpr std::uint32_t kEnds = bit(DeviceState::kRaised) | bit(DeviceState::kAborted);
+
+constexpr std::uint32_t successors(DeviceState s) {
+  switch (s) {
+    case DeviceState::kReady: return bit(DeviceState::kRunning);
+    case DeviceState::kRunning: return kParked | kEnds | bit(DeviceState::kFinished);
+    case DeviceState::kWaitingCollective:
+    case DeviceState::kAtBreakpoint:
+    case DeviceState::kWaitingChildren: return bit(DeviceState::kRunning) | kEnds;
+    case DeviceState::kFinished:
+    case DeviceState::kRaised:
+    case DeviceState::kAborted: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void DeviceContext::become(DeviceState next) {
+  if ((successors(state_) & bit(next)) == 0) [[unlikely]] {
+    throw std::logic_error("spmd runtime: " + label + " cannot go from " + std::string(device_state_name(state_)) +
+                           " to " + std::string(device_state_name(next)) + " (please report this bug)");
+  }
+  state_ = next;
+}
+
+void DeviceContext::raise(Raised error) {
+  become(DeviceState::kRaised);
+  end_loc_ = error.where.valid() ? error.where : current_loc;
+  raised_ = std::move(error);
+}
+
+void DeviceContext::stop() {
+  if (end_detail_.empty()) {
+    note_stop(state_ == DeviceState::kRunning && !current_loc.valid() && history_.size() == 0 ? "stopped before it ran"
+                                                                                            : "stopped while running",
+              current_loc);
+  }
+  become(DeviceState::kAborted);
+}
+
+void DeviceContext::note_stop(std::string detail, SourceLoc loc) {
+  if (!end_detail_.empty()) return;
+  end_detail_ = std::move(detail);
+  end_loc_ = loc;
+}
+
+void DeviceContext::note_stop_while_parked() {
+  if (state_ == DeviceState::kAtBreakpoint) {
+    note_stop("stopped at a breakpoint", breakpoint_loc_);
+  } else if (state_ == DeviceState::kWaitingCollective && waiting_ != nullptr) {
+    note_stop("stopped while waiting at " + waiting_->sig->op_and_axes() + " #" + std::to_string(waiting_->seq),
+              waiting_->sig->loc);
+  }
 }
 
 Placement& placement_of(DeviceContext& ctx) { return ctx.placement; }

@@ -52,7 +52,7 @@ struct RecentEvent {
   const CollectiveSite* site = nullptr;
   SourceLoc loc{};
   std::int64_t value = 0;
-  std::string op{};
+  std::string op{};  // a collective's or decision's name; an error's kind
   std::string axes{};
   std::string types{};
   std::string text{};
@@ -93,12 +93,16 @@ class alignas(64) DeviceContext {
   Placement placement;
   /// Device only: the axes its last collective named (see axes_cache).
   ResolvedAxes* last_axes = nullptr;
-  // Guarded by Run::mutex():
-  DeviceState state = DeviceState::kReady;
-  std::atomic<bool> released = false;  // set by Run::release() under the mutex; read after a wake
-  Arrival* waiting = nullptr;          // the collective it is parked at
-  std::int64_t collectives_done = 0;
 
+ private:
+  // The device's life, guarded by Run::mutex() and written only by the
+  // life-cycle methods below.
+  DeviceState state_ = DeviceState::kReady;
+  std::atomic<bool> released_ = false;  // set by wake(); read by the parked device after a wakeup
+  const Arrival* waiting_ = nullptr;    // the collective it is parked at
+  std::int64_t collectives_done_ = 0;
+
+ public:
   Run& run;
 
  private:
@@ -155,20 +159,95 @@ class alignas(64) DeviceContext {
   const CollectiveSite* history_at(std::int64_t i) const { return history_.at(i); }
   DecisionLog decisions;
 
-  // --- guarded by Run::mutex() ---
-  int children_pending = 0;
-  /// The error this device raised (state kRaised): its kind and message as
-  /// data, rendered by the reports, never parsed back.
+  // --- the device's life: every transition is one method, called under
+  //     Run::mutex(). A transition the life cycle does not have (a finished
+  //     device that starts to wait, say) throws std::logic_error: a bug in the
+  //     runtime is reported, never left as a wrong state in a report.
+  //
+  //   ready -> running -> waiting (a collective) | at breakpoint | in nested pmap -> running ...
+  //   running or parked -> finished | raised | stopped ---
+
+  /// The error a device raised, as data: reports render it, nothing parses it back.
   struct Raised {
     std::string kind;     // "NameError", "DeviceError", ...
     std::string message;
+    SourceLoc where;      // the line it was raised at, when known
     std::string text() const { return "raised " + kind + ": " + message; }
   };
-  std::optional<Raised> raised;
-  std::string end_detail;              // what it was doing when the run stopped it
-  SourceLoc end_loc;
-  std::vector<std::pair<std::string, Array>> breakpoint_values;
-  SourceLoc breakpoint_loc;
+
+  DeviceState state() const { return state_; }
+  /// Finished, raised or stopped: it runs no more.
+  bool ended() const {
+    return state_ == DeviceState::kFinished || state_ == DeviceState::kRaised || state_ == DeviceState::kAborted;
+  }
+  /// The collective it is parked at (state kWaitingCollective), else null.
+  const Arrival* waiting() const { return waiting_; }
+  /// Collectives it completed: every device's complete in the order it entered them.
+  std::int64_t collectives_done() const { return collectives_done_; }
+  /// Whether wake() ran since it began to wait; the one field a parked device
+  /// reads without the mutex (after a wakeup).
+  bool released() const { return released_.load(std::memory_order_acquire); }
+  const std::optional<Raised>& raised() const { return raised_; }
+  /// Why and where the run stopped it (state kAborted), or where it ended.
+  const std::string& end_detail() const { return end_detail_; }
+  SourceLoc end_loc() const { return end_loc_; }
+  const std::vector<std::pair<std::string, Array>>& breakpoint_values() const { return breakpoint_values_; }
+  SourceLoc breakpoint_loc() const { return breakpoint_loc_; }
+
+  /// ready -> running.
+  void start() { become(DeviceState::kRunning); }
+  /// running -> parked: at the collective `at` (kWaitingCollective), at a
+  /// breakpoint (after hold_breakpoint) or for nested devices (after wait_for_children).
+  void begin_wait(DeviceState why, const Arrival* at = nullptr) {
+    become(why);
+    waiting_ = at;
+    released_.store(false, std::memory_order_relaxed);  // under the mutex
+  }
+  /// parked -> running; the values a breakpoint held go with it.
+  void wake() {
+    if (state_ == DeviceState::kAtBreakpoint) breakpoint_values_.clear();
+    become(DeviceState::kRunning);
+    waiting_ = nullptr;
+    released_.store(true, std::memory_order_release);
+  }
+  /// The collective it waited at (or completed last) is done.
+  void complete_collective() { ++collectives_done_; }
+  /// Keeps what a breakpoint shows until the handler ran (before begin_wait(kAtBreakpoint)).
+  void hold_breakpoint(std::vector<std::pair<std::string, Array>> values, SourceLoc loc) {
+    breakpoint_values_ = std::move(values);
+    breakpoint_loc_ = loc;
+  }
+  /// running -> in nested pmap, until `children` nested devices ended.
+  void wait_for_children(int children) {
+    children_pending_ = children;
+    begin_wait(DeviceState::kWaitingChildren);
+  }
+  /// One nested device ended; true for the last, which wakes the parent.
+  bool child_ended() { return --children_pending_ == 0; }
+  /// running -> finished, at the line it stood at.
+  void finish() {
+    become(DeviceState::kFinished);
+    end_loc_ = current_loc;
+  }
+  /// -> raised `error` (from any state a live device is in: an exception can
+  /// escape from anywhere on its stack).
+  void raise(Raised error);
+  /// -> stopped, because the run ended elsewhere; says why unless note_stop did.
+  void stop();
+  /// Why the run stops it and where, kept for the report; the first reason
+  /// given stands (the device that saw the abort first knows best).
+  void note_stop(std::string detail, SourceLoc loc);
+  /// note_stop for a parked device: what it was parked at.
+  void note_stop_while_parked();
+
+ private:
+  void become(DeviceState next);
+  int children_pending_ = 0;
+  std::optional<Raised> raised_;
+  std::string end_detail_;
+  SourceLoc end_loc_;
+  std::vector<std::pair<std::string, Array>> breakpoint_values_;
+  SourceLoc breakpoint_loc_;
 
  private:
   const CollectiveSite& intern_new_site(const CollectiveSignature& sig);

@@ -131,16 +131,15 @@ namespace {
 // stack is a miss when it resumes.
 
 [[noreturn, gnu::noinline]] void stopped_on_arrival(DeviceContext& ctx, const Arrival& me) {
-  ctx.end_detail = "stopped on arrival at " + me.sig->op_and_axes() + " #" + std::to_string(me.seq);
-  ctx.end_loc = me.sig->loc;
+  ctx.note_stop("stopped on arrival at " + me.sig->op_and_axes() + " #" + std::to_string(me.seq), me.sig->loc);
   throw RunAborted{};
 }
 
 [[noreturn, gnu::noinline]] void stop_on_mismatch(Run& run, DeviceContext& ctx, Communicator& comm, const Arrival& me) {
   Report r = build_mismatch_report(comm, run.options().repro);
   comm.reset();
-  ctx.end_detail = "stopped at " + me.sig->op_and_axes() + " #" + std::to_string(me.seq) + " (collective mismatch)";
-  ctx.end_loc = me.sig->loc;
+  ctx.note_stop("stopped at " + me.sig->op_and_axes() + " #" + std::to_string(me.seq) + " (collective mismatch)",
+                 me.sig->loc);
   run.abort_locked(std::make_exception_ptr(CollectiveMismatch(std::move(r))));
   throw RunAborted{};
 }
@@ -206,7 +205,7 @@ void check_across_processes(Run& run, const DeviceContext& ctx, const Collective
   if (run.aborted()) throw RunAborted{};
   for (const CollectiveMember& m : call.members) {
     if (!m.here()) continue;
-    ++m.ctx->collectives_done;
+    m.ctx->complete_collective();
     if (m.ctx != &ctx) run.release(*m.ctx);
   }
   lock.unlock();
@@ -251,8 +250,7 @@ void run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSign
   }
 
   if (comm.arrived < comm.size) {
-    ctx.waiting = &me;  // cleared by Run::release()
-    run.block(lock, ctx, DeviceState::kWaitingCollective);  // returns unlocked
+    run.block(lock, ctx, DeviceState::kWaitingCollective, &me);  // returns unlocked
   } else if (comm.mismatch) {
     SPMD_LOG(kRendezvous, debug, "{} #{} complete with different signatures: mismatch", sig.op_and_axes(), me.seq);
     stop_on_mismatch(run, ctx, comm, me);
@@ -262,7 +260,7 @@ void run_collective(DeviceContext& ctx, ResolvedAxes& axes, const CollectiveSign
     SPMD_LOG(kRendezvous, debug, "{} #{} complete: releasing {} devices", sig.op_and_axes(), me.seq, comm.size);
     for (Arrival*& slot : comm.slots) {
       Arrival* a = std::exchange(slot, nullptr);
-      ++a->ctx->collectives_done;
+      a->ctx->complete_collective();
       if (a != &me) run.release(*a->ctx);
     }
     comm.arrived = 0;

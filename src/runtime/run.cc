@@ -71,10 +71,10 @@ std::vector<std::pair<DeviceId, std::string>> Run::device_lines(bool& busy) {
   busy = !lock.owns_lock();
   if (busy) return lines;
   for (const auto& c : contexts_) {
-    std::string line = c->label + ": " + std::string(device_state_name(c->state));
-    if (c->state == DeviceState::kWaitingCollective && c->waiting != nullptr) {
-      line += " at " + c->waiting->sig->op_and_axes() + " #" + std::to_string(c->waiting->seq);
-      if (c->waiting->sig->loc.valid()) line += " (" + c->waiting->sig->loc.to_string() + ")";
+    std::string line = c->label + ": " + std::string(device_state_name(c->state()));
+    if (const Arrival* at = c->waiting()) {
+      line += " at " + at->sig->op_and_axes() + " #" + std::to_string(at->seq);
+      if (at->sig->loc.valid()) line += " (" + at->sig->loc.to_string() + ")";
     }
     lines.emplace_back(c->device, std::move(line));
   }
@@ -85,25 +85,24 @@ void Run::device_started(DeviceContext& ctx) {
   SPMD_LOG(kRuntime, debug, "{} starts", ctx.label);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ctx.state = DeviceState::kRunning;
+    ctx.start();
   }
   record_event(ctx, RecentEvent{EventKind::kDeviceStart});
 }
 
-void Run::end_device(DeviceContext& ctx, DeviceState final_state) {
-  // Lock held by the caller.
-  ctx.state = final_state;
+void Run::device_ended(DeviceContext& ctx) {
+  // Lock held by the caller; ctx has taken its final state.
   --live_;
-  if (ctx.parent != nullptr && --ctx.parent->children_pending == 0) release(*ctx.parent);
+  if (ctx.parent != nullptr && ctx.parent->child_ended()) release(*ctx.parent);
 }
 
 void Run::device_finished(DeviceContext& ctx) {
-  SPMD_LOG(kRuntime, debug, "{} finishes after {} collectives", ctx.label, ctx.collectives_done);
+  SPMD_LOG(kRuntime, debug, "{} finishes after {} collectives", ctx.label, ctx.collectives_done());
   record_event(ctx, RecentEvent{EventKind::kDeviceFinish});
   {
     std::unique_lock<std::mutex> lock(mu_);
-    end_device(ctx, DeviceState::kFinished);
-    ctx.end_loc = ctx.current_loc;
+    ctx.finish();
+    device_ended(ctx);
     check_quiescence(lock);
   }
   flush_prints(false);
@@ -121,16 +120,16 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
     Report& r = e.mutable_report();
     if (r.device < 0) r.device = ctx.device;
     if (!r.where.valid()) r.where = ctx.current_loc;
-    raised = {e.kind(), r.message};
+    raised = {e.kind(), r.message, r.where};
   } catch (const std::exception& e) {
-    raised = {"DeviceError", e.what()};
+    raised = {"DeviceError", e.what(), ctx.current_loc};
     Report r = make_report("DeviceError", ctx.label + " raised an exception: " + e.what(),
                            "the exception escaped the function given to pmap; the other devices were stopped");
     r.device = ctx.device;
     r.where = ctx.current_loc;
     error = std::make_exception_ptr(DeviceError(std::move(r)));
   } catch (...) {
-    raised = {"DeviceError", "an exception that is not a std::exception"};
+    raised = {"DeviceError", "an exception that is not a std::exception", ctx.current_loc};
     Report r = make_report("DeviceError", ctx.label + " raised an exception that is not a std::exception",
                            "throw types derived from std::exception so their message can be reported");
     r.device = ctx.device;
@@ -139,56 +138,47 @@ void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
   }
   if (!aborted_here) {
     RecentEvent ev{EventKind::kError};
-    ev.text = raised.kind + ": " + raised.message;
-    ev.loc = ctx.current_loc;
+    ev.op = raised.kind;
+    ev.text = raised.message;
+    ev.loc = raised.where;
     record_event(ctx, std::move(ev));
   }
   std::unique_lock<std::mutex> lock(mu_);
   if (aborted_here) {
-    if (ctx.end_detail.empty()) {
-      ctx.end_detail = ctx.state == DeviceState::kRunning && !ctx.current_loc.valid() && ctx.history_size() == 0
-                           ? "stopped before it ran"
-                           : "stopped while running";
-      ctx.end_loc = ctx.current_loc;
-    }
-    end_device(ctx, DeviceState::kAborted);
+    ctx.stop();
+    device_ended(ctx);
     return;
   }
-  ctx.raised = std::move(raised);
-  ctx.end_loc = ctx.current_loc;
-  end_device(ctx, DeviceState::kRaised);
+  ctx.raise(std::move(raised));
+  device_ended(ctx);
   abort_locked(std::move(error));
 }
 
 void Run::begin_nested(DeviceContext& parent, int children) {
   std::lock_guard<std::mutex> lock(mu_);
-  parent.children_pending = children;
-  parent.state = DeviceState::kWaitingChildren;
-  parent.released.store(false, std::memory_order_relaxed);
+  parent.wait_for_children(children);
   ++blocked_;
 }
 
 void Run::end_nested(DeviceContext& parent) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (parent.state == DeviceState::kWaitingChildren) {  // no child started (launch failed early)
-    parent.state = DeviceState::kRunning;
+  if (parent.state() == DeviceState::kWaitingChildren) {  // no child started (launch failed early)
+    parent.wake();
     --blocked_;
   }
   if (aborted()) {
-    parent.end_detail = "stopped while in a nested pmap";
-    parent.end_loc = parent.current_loc;
+    parent.note_stop("stopped while in a nested pmap", parent.current_loc);
     throw RunAborted{};
   }
 }
 
-void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why) {
+void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why, const Arrival* at) {
   if (aborted()) throw RunAborted{};
-  ctx.state = why;
-  ctx.released.store(false, std::memory_order_relaxed);  // under the mutex
+  ctx.begin_wait(why, at);
   ++blocked_;
   check_quiescence(lock);  // may release ctx (a breakpoint handler) or abort
   for (;;) {
-    if (ctx.released.load(std::memory_order_acquire)) {
+    if (ctx.released()) {
       lock.unlock();
       return;
     }
@@ -201,7 +191,7 @@ void Run::block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceSt
     SPMD_LOG(kRuntime, debug, "{} wakes", ctx.label);
     // Released: the releaser set the flag before waking us. Otherwise an
     // abort (or a spurious wake): decide under the lock.
-    if (ctx.released.load(std::memory_order_acquire)) return;
+    if (ctx.released()) return;
     lock.lock();
   }
 }
@@ -210,14 +200,8 @@ void Run::abort_locked(std::exception_ptr error) {
   if (!error_) error_ = std::move(error);
   if (aborted_.exchange(true, std::memory_order_acq_rel)) return;
   for (auto& c : contexts_) {
-    if (c->state == DeviceState::kWaitingCollective || c->state == DeviceState::kAtBreakpoint) {
-      if (c->end_detail.empty()) {
-        c->end_detail = c->state == DeviceState::kAtBreakpoint
-                            ? "stopped at a breakpoint"
-                            : "stopped while waiting at " + c->waiting->sig->op_and_axes() + " #" +
-                                  std::to_string(c->waiting->seq);
-        c->end_loc = c->state == DeviceState::kAtBreakpoint ? c->breakpoint_loc : c->waiting->sig->loc;
-      }
+    if (c->state() == DeviceState::kWaitingCollective || c->state() == DeviceState::kAtBreakpoint) {
+      c->note_stop_while_parked();
       c->parker().unpark();
     }
   }
@@ -287,13 +271,8 @@ void Run::record_event(DeviceContext& ctx, RecentEvent e, const CollectiveSignat
       ev.axes.push_back(e.axes);
     }
     if (e.kind == EventKind::kError) {
-      // "NameError: message" -> kind and message
-      const std::string& t = e.text;
-      auto colon = t.find(": ");
-      if (colon != std::string::npos) {
-        ev.error_kind = t.substr(0, colon);
-        ev.text = t.substr(colon + 2);
-      }
+      ev.error_kind = e.op;  // a device error's kind travels as the event's op (RecentEvent)
+      ev.op.clear();
     }
     notify_observers(ev);
   }
@@ -310,7 +289,7 @@ double Run::now_us() const {
 
 void Run::queue_print(DeviceContext& ctx, DebugPrint p) {
   std::lock_guard<std::mutex> lock(mu_);
-  p.epoch = ctx.collectives_done;
+  p.epoch = ctx.collectives_done();
   prints_.push(std::move(p), ctx.uid);
   pending_prints_.fetch_add(1, std::memory_order_release);
 }
@@ -326,10 +305,7 @@ void Run::flush_prints(bool everything) {
     } else {
       std::int64_t watermark = INT64_MAX;
       for (const auto& c : contexts_) {
-        if (c->state != DeviceState::kFinished && c->state != DeviceState::kRaised &&
-            c->state != DeviceState::kAborted) {
-          watermark = std::min(watermark, c->collectives_done);
-        }
+        if (!c->ended()) watermark = std::min(watermark, c->collectives_done());
       }
       ready = prints_.take_before(watermark);
     }
@@ -345,7 +321,7 @@ Divergence Run::divergence(const std::vector<DeviceContext*>& devices) const { r
 void Run::check_quiescence(std::unique_lock<std::mutex>& lock) {
   if (aborted() || live_ == 0 || blocked_ < live_) return;
   bool any_breakpoint = std::any_of(contexts_.begin(), contexts_.end(),
-                                    [](const auto& c) { return c->state == DeviceState::kAtBreakpoint; });
+                                    [](const auto& c) { return c->state() == DeviceState::kAtBreakpoint; });
   if (any_breakpoint) {
     fire_breakpoints(lock);
     return;
@@ -361,9 +337,9 @@ void Run::fire_breakpoints(std::unique_lock<std::mutex>& lock) {
     // host copies, so reading them is not a cross-device access.
     PlacementScope host(nullptr);
     for (auto& c : contexts_) {
-      if (c->state != DeviceState::kAtBreakpoint) continue;
-      BreakpointStop stop{c->device, c->label, c->breakpoint_loc, {}};
-      for (const auto& [name, v] : c->breakpoint_values) {
+      if (c->state() != DeviceState::kAtBreakpoint) continue;
+      BreakpointStop stop{c->device, c->label, c->breakpoint_loc(), {}};
+      for (const auto& [name, v] : c->breakpoint_values()) {
         Array host_copy = v;
         if (v.valid()) {
           host_copy = v.memory_kind() == MemoryKind::kHost ? Array::from_raw(v.raw_data(), v.shape(), v.dtype())
@@ -390,10 +366,7 @@ void Run::fire_breakpoints(std::unique_lock<std::mutex>& lock) {
     abort_locked(failure);
     return;
   }
-  for (DeviceContext* c : stopped) {
-    c->breakpoint_values.clear();
-    release(*c);
-  }
+  for (DeviceContext* c : stopped) release(*c);
 }
 
 void Run::report_deadlock() {

@@ -95,15 +95,14 @@ class Run final : public LaunchedRun {
   /// After the nested launch returned: throws RunAborted when the run stopped.
   void end_nested(DeviceContext& parent);
 
-  /// Parks `ctx` (lock held) in state `why` until release() or abort; checks
-  /// for quiescence first. Returns with `lock` released; throws RunAborted
-  /// (lock state unspecified: the unique_lock knows) when the run was stopped.
-  void block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why);
+  /// Parks `ctx` (lock held) in state `why` (at the collective `at`) until
+  /// release() or abort; checks for quiescence first. Returns with `lock`
+  /// released; throws RunAborted (lock state unspecified: the unique_lock
+  /// knows) when the run was stopped.
+  void block(std::unique_lock<std::mutex>& lock, DeviceContext& ctx, DeviceState why, const Arrival* at = nullptr);
   /// Wakes a parked device (lock held).
   void release(DeviceContext& ctx) {
-    ctx.waiting = nullptr;
-    ctx.released.store(true, std::memory_order_release);
-    ctx.state = DeviceState::kRunning;
+    ctx.wake();
     --blocked_;
     ctx.parker().unpark();
   }
@@ -155,7 +154,8 @@ class Run final : public LaunchedRun {
   void check_quiescence(std::unique_lock<std::mutex>& lock);
   void fire_breakpoints(std::unique_lock<std::mutex>& lock);
   void report_deadlock();
-  void end_device(DeviceContext& ctx, DeviceState final_state);
+  /// Accounts for a device that took its final state (lock held).
+  void device_ended(DeviceContext& ctx);
 
   RuntimeState& runtime_;
   RunInfo info_;

@@ -15,40 +15,40 @@ namespace spmd::detail {
 namespace {
 
 std::string status_detail(const DeviceContext& c) {
-  switch (c.state) {
+  switch (c.state()) {
     case DeviceState::kWaitingCollective:
-      return c.waiting->sig->op_and_axes() + " #" + std::to_string(c.waiting->seq) +
-             (c.waiting->sig->operands.empty() ? "" : " " + c.waiting->sig->operand_types());
+      return c.waiting()->sig->op_and_axes() + " #" + std::to_string(c.waiting()->seq) +
+             (c.waiting()->sig->operands.empty() ? "" : " " + c.waiting()->sig->operand_types());
     case DeviceState::kAtBreakpoint: return "jax.debug.breakpoint";
     case DeviceState::kWaitingChildren: return "waiting for its nested pmap";
     case DeviceState::kFinished:
-      return "returned after " + std::to_string(c.collectives_done) + " collective" +
-             (c.collectives_done == 1 ? "" : "s");
-    case DeviceState::kRaised: return c.raised ? c.raised->text() : c.end_detail;
-    default: return c.end_detail;
+      return "returned after " + std::to_string(c.collectives_done()) + " collective" +
+             (c.collectives_done() == 1 ? "" : "s");
+    case DeviceState::kRaised: return c.raised() ? c.raised()->text() : c.end_detail();
+    default: return c.end_detail();
   }
 }
 
 SourceLoc status_loc(const DeviceContext& c) {
-  switch (c.state) {
-    case DeviceState::kWaitingCollective: return c.waiting->sig->loc;
-    case DeviceState::kAtBreakpoint: return c.breakpoint_loc;
+  switch (c.state()) {
+    case DeviceState::kWaitingCollective: return c.waiting()->sig->loc;
+    case DeviceState::kAtBreakpoint: return c.breakpoint_loc();
     case DeviceState::kWaitingChildren: return c.current_loc;
-    default: return c.end_loc;
+    default: return c.end_loc();
   }
 }
 
 // Where a member that never arrived stands, in a few words.
 std::string whereabouts(const DeviceContext& c) {
   std::string loc = status_loc(c).valid() ? " (" + status_loc(c).to_string() + ")" : "";
-  switch (c.state) {
-    case DeviceState::kFinished: return "returned after " + std::to_string(c.collectives_done) + " collective" +
-                                        (c.collectives_done == 1 ? "" : "s");
-    case DeviceState::kWaitingCollective: return "waits at " + c.waiting->sig->op_and_axes() + loc;
+  switch (c.state()) {
+    case DeviceState::kFinished: return "returned after " + std::to_string(c.collectives_done()) + " collective" +
+                                        (c.collectives_done() == 1 ? "" : "s");
+    case DeviceState::kWaitingCollective: return "waits at " + c.waiting()->sig->op_and_axes() + loc;
     case DeviceState::kAtBreakpoint: return "is at a breakpoint" + loc;
     case DeviceState::kWaitingChildren: return "waits for its nested pmap" + loc;
-    case DeviceState::kRaised: return c.raised ? c.raised->text() : c.end_detail;
-    default: return std::string(device_state_name(c.state));
+    case DeviceState::kRaised: return c.raised() ? c.raised()->text() : c.end_detail();
+    default: return std::string(device_state_name(c.state()));
   }
 }
 
@@ -116,10 +116,10 @@ std::vector<DeviceStatus> describe_devices(const std::vector<std::unique_ptr<Dev
         s.label += (i ? ", " : " ") + c->env[i].name + "=" + std::to_string(c->env[i].index);
       }
     }
-    s.state = std::string(device_state_name(c->state));
+    s.state = std::string(device_state_name(c->state()));
     s.detail = status_detail(*c);
     s.loc = status_loc(*c);
-    s.collectives_done = c->collectives_done;
+    s.collectives_done = c->collectives_done();
     for (const auto& e : c->recent()) s.recent.push_back(e.render());
     out.push_back(std::move(s));
   }
@@ -345,7 +345,7 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
   r.devices = describe_devices(contexts);
   int live = 0;
   for (const auto& c : contexts) {
-    if (c->state == DeviceState::kWaitingCollective || c->state == DeviceState::kWaitingChildren) ++live;
+    if (c->state() == DeviceState::kWaitingCollective || c->state() == DeviceState::kWaitingChildren) ++live;
   }
   bool any_finished = false, other_collective = false;
   std::vector<DeviceContext*> peers;
@@ -362,8 +362,8 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
     std::string missing_text;
     for (const DeviceContext* m : missing) {
       missing_text += (missing_text.empty() ? "" : "; ") + m->label + " " + whereabouts(*m);
-      any_finished |= m->state == DeviceState::kFinished;
-      other_collective |= m->state == DeviceState::kWaitingCollective;
+      any_finished |= m->state() == DeviceState::kFinished;
+      other_collective |= m->state() == DeviceState::kWaitingCollective;
     }
     if (!missing_text.empty()) line += " but " + missing_text;
     if (k == 0) {
