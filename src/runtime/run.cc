@@ -110,48 +110,28 @@ void Run::device_finished(DeviceContext& ctx) {
 
 void Run::device_ended_with(DeviceContext& ctx, std::exception_ptr error) {
   bool aborted_here = false;
-  DeviceContext::Raised raised;
   try {
     std::rethrow_exception(error);
   } catch (const RunAborted&) {
     aborted_here = true;
-  } catch (Error& e) {
-    // Errors raised inside a device name it, and the line it stood at.
-    Report& r = e.mutable_report();
-    if (r.device < 0) r.device = ctx.device;
-    if (!r.where.valid()) r.where = ctx.current_loc;
-    raised = {e.kind(), r.message, r.where};
-  } catch (const std::exception& e) {
-    raised = {"DeviceError", e.what(), ctx.current_loc};
-    Report r = make_report("DeviceError", ctx.label + " raised an exception: " + e.what(),
-                           "the exception escaped the function given to pmap; the other devices were stopped");
-    r.device = ctx.device;
-    r.where = ctx.current_loc;
-    error = std::make_exception_ptr(DeviceError(std::move(r)));
   } catch (...) {
-    raised = {"DeviceError", "an exception that is not a std::exception", ctx.current_loc};
-    Report r = make_report("DeviceError", ctx.label + " raised an exception that is not a std::exception",
-                           "throw types derived from std::exception so their message can be reported");
-    r.device = ctx.device;
-    r.where = ctx.current_loc;
-    error = std::make_exception_ptr(DeviceError(std::move(r)));
   }
-  if (!aborted_here) {
-    RecentEvent ev{EventKind::kError};
-    ev.op = raised.kind;
-    ev.text = raised.message;
-    ev.loc = raised.where;
-    record_event(ctx, std::move(ev));
-  }
-  std::unique_lock<std::mutex> lock(mu_);
   if (aborted_here) {
+    std::lock_guard<std::mutex> lock(mu_);
     ctx.stop();
     device_ended(ctx);
     return;
   }
-  ctx.raise(std::move(raised));
+  DeviceFailure failure = attribute_failure(std::move(error), ctx);
+  RecentEvent ev{EventKind::kError};
+  ev.op = failure.raised.kind;
+  ev.text = failure.raised.message;
+  ev.loc = failure.raised.where;
+  record_event(ctx, std::move(ev));
+  std::lock_guard<std::mutex> lock(mu_);
+  ctx.raise(std::move(failure.raised));
   device_ended(ctx);
-  abort_locked(std::move(error));
+  abort_locked(std::move(failure.error));
 }
 
 void Run::begin_nested(DeviceContext& parent, int children) {
@@ -384,14 +364,7 @@ void Run::report_deadlock() {
 
 void Run::finalize_error_report() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!error_) return;
-  try {
-    std::rethrow_exception(error_);
-  } catch (Error& e) {
-    if (e.report().devices.empty()) e.mutable_report().devices = describe_devices(contexts_);
-    if (e.report().repro.empty()) e.mutable_report().repro = runtime_.options.repro;
-  } catch (...) {
-  }
+  if (error_) complete_run_report(error_, contexts_, runtime_.options.repro);
 }
 
 Run* current_run() noexcept {

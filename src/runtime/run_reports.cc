@@ -1,10 +1,12 @@
 #include "runtime/run_reports.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
 #include "rendezvous/communicator.h"
+#include "spmd/error.h"
 #include "util/id_sets.h"
 #include "runtime/device_context.h"
 #include "runtime/run.h"
@@ -302,7 +304,7 @@ Report mismatch_report(const std::vector<Arrival*>& arrivals, const std::vector<
   for (const DeviceContext* m : missing) members.push_back(const_cast<DeviceContext*>(m));
   std::sort(members.begin(), members.end(), [](auto* a, auto* b) { return a->uid < b->uid; });
   r.divergence = find_divergence(members);
-  if (r.divergence.decision_loc.valid()) r.hint = "the first differing decision was " + r.divergence.decision_summary + "; " + r.hint;
+  lead_hint_with_decision(r);
   if (contexts) r.devices = describe_devices(*contexts);
   r.repro = repro;
   return r;
@@ -402,9 +404,53 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
             "order (check conditions and loop trip counts that depend on the device)";
   }
   if (hint.empty()) hint = "Every device must reach each collective the others wait at";
-  if (r.divergence.decision_loc.valid()) hint = "The first differing decision was " + r.divergence.decision_summary + ". " + hint;
   r.hint = hint;
+  lead_hint_with_decision(r);
   return r;
+}
+
+void lead_hint_with_decision(Report& r) {
+  if (!r.divergence.decision_loc.valid()) return;
+  std::string rest = r.hint;
+  if (!rest.empty()) rest[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(rest[0])));
+  r.hint = "The first differing decision was " + r.divergence.decision_summary + "." + (rest.empty() ? "" : " " + rest);
+}
+
+DeviceFailure attribute_failure(std::exception_ptr escaped, const DeviceContext& ctx) {
+  try {
+    std::rethrow_exception(escaped);
+  } catch (Error& e) {
+    // Errors raised inside a device name it, and the line it stood at.
+    Report& r = e.mutable_report();
+    if (r.device < 0) r.device = ctx.device;
+    if (!r.where.valid()) r.where = ctx.current_loc;
+    return {escaped, {e.kind(), r.message, r.where}};
+  } catch (const std::exception& e) {
+    Report r = make_report("DeviceError", ctx.label + " raised an exception: " + e.what(),
+                           "the exception escaped the function given to pmap; the other devices were stopped");
+    r.device = ctx.device;
+    r.where = ctx.current_loc;
+    return {std::make_exception_ptr(DeviceError(std::move(r))), {"DeviceError", e.what(), ctx.current_loc}};
+  } catch (...) {
+    const std::string what = "an exception that is not a std::exception";
+    Report r = make_report("DeviceError", ctx.label + " raised " + what,
+                           "throw types derived from std::exception so their message can be reported");
+    r.device = ctx.device;
+    r.where = ctx.current_loc;
+    return {std::make_exception_ptr(DeviceError(std::move(r))), {"DeviceError", what, ctx.current_loc}};
+  }
+}
+
+void complete_run_report(std::exception_ptr error, const std::vector<std::unique_ptr<DeviceContext>>& contexts,
+                         const std::string& repro) {
+  try {
+    std::rethrow_exception(error);
+  } catch (Error& e) {
+    if (e.report().devices.empty()) e.mutable_report().devices = describe_devices(contexts);
+    if (e.report().repro.empty()) e.mutable_report().repro = repro;
+  } catch (...) {
+    // Not an spmd::Error: nothing to add to.
+  }
 }
 
 }  // namespace spmd::detail

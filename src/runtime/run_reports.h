@@ -4,19 +4,20 @@
 // device contexts only while those are parked or ended (caller holds the
 // Run's mutex, or every device has ended).
 
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "runtime/device_context.h"
 #include "spmd/report.h"
 #include "rendezvous/signature_groups.h"
 #include "util/id_sets.h"
 
 namespace spmd::detail {
 
-class DeviceContext;
 struct Communicator;
 struct CollectiveSignature;
 
@@ -45,5 +46,23 @@ Report build_deadlock_report(const std::vector<std::unique_ptr<DeviceContext>>& 
 
 /// All members of `comm` arrived and some signatures differ.
 Report build_mismatch_report(const Communicator& comm, const std::string& repro);
+
+/// When the report names a first differing decision, its hint leads with it
+/// ("The first differing decision was if at f.py:9: .... Every device must ...").
+void lead_hint_with_decision(Report& r);
+
+/// What an exception that escaped device `ctx` becomes: the error that stops
+/// the run (an spmd::Error given the device and its line where it named
+/// none; anything else a DeviceError) and what the device raised, as data.
+struct DeviceFailure {
+  std::exception_ptr error;
+  DeviceContext::Raised raised;
+};
+DeviceFailure attribute_failure(std::exception_ptr escaped, const DeviceContext& ctx);
+
+/// Gives the run's error, once every device ended, the statuses of all
+/// devices and the command that reproduces it, where it has none yet.
+void complete_run_report(std::exception_ptr error, const std::vector<std::unique_ptr<DeviceContext>>& contexts,
+                         const std::string& repro);
 
 }  // namespace spmd::detail

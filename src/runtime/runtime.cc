@@ -101,10 +101,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
       std::vector<std::pair<const detail::DecisionLog*, int>> refs;
       for (std::size_t i = 0; i < logs.size(); ++i) refs.emplace_back(&logs[i], ranks[i]);
       detail::find_decision_divergence(r.divergence, refs, "rank", "ranks");
-      if (r.divergence.decision_loc.valid()) {
-        if (!r.hint.empty()) r.hint[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(r.hint[0])));
-        r.hint = "The first differing decision was " + r.divergence.decision_summary + ". " + r.hint;
-      }
+      detail::lead_hint_with_decision(r);
     });
   }
   if (!options.print_sink) options.print_sink = default_print_sink;
