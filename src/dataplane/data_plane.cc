@@ -22,6 +22,7 @@
 #include "core/parallel.h"
 #include "core/placement.h"
 #include "core/replicas.h"
+#include "rendezvous/collective_layout.h"
 
 namespace spmd::detail {
 
@@ -325,12 +326,7 @@ void run_all_gather(CollectiveCall& call) {
   const OperandType& op = sig.operands[0];
   for (const auto& group : member_groups(call)) {
     const std::int64_t g = static_cast<std::int64_t>(group.size());
-    Shape out_shape = op.shape;
-    if (sig.tiled) {
-      out_shape[static_cast<std::size_t>(sig.axis)] *= g;
-    } else {
-      out_shape.insert(out_shape.begin() + sig.axis, g);
-    }
+    const Shape out_shape = all_gather_shape(op.shape, sig.axis, sig.tiled, g);
     // Each member's input lands as a block of the output rows around `axis`.
     std::int64_t outer = 1, block_bytes = static_cast<std::int64_t>(dtype_size(op.dtype));
     for (int i = 0; i < sig.axis; ++i) outer *= op.shape[static_cast<std::size_t>(i)];
@@ -367,12 +363,7 @@ void run_psum_scatter(CollectiveCall& call) {
     const std::int64_t g = static_cast<std::int64_t>(group.size());
     Split sp = split_at(op.shape, sig.axis, dtype);
     std::int64_t block = sp.dim / g;  // indices along the axis per member
-    Shape out_shape = op.shape;
-    if (sig.tiled) {
-      out_shape[static_cast<std::size_t>(sig.axis)] = block;
-    } else {
-      out_shape.erase(out_shape.begin() + sig.axis);
-    }
+    const Shape out_shape = psum_scatter_shape(op.shape, sig.axis, sig.tiled, g);
     for (std::int64_t j = 0; j < g; ++j) {
       CollectiveMember& m = call.members[static_cast<std::size_t>(group[static_cast<std::size_t>(j)])];
       Array out = allocate_for(m, out_shape, dtype, sig.kind);
@@ -392,21 +383,12 @@ void run_all_to_all(CollectiveCall& call) {
     // Block j of an input: index range [j*b, (j+1)*b) along split_axis.
     Split in_sp = split_at(op.shape, sig.axis, op.dtype);
     std::int64_t b = in_sp.dim / g;
-    Shape block_shape = op.shape;
-    block_shape[static_cast<std::size_t>(sig.axis)] = b;
-    Shape out_shape;
-    if (sig.tiled) {
-      out_shape = block_shape;
-      out_shape[static_cast<std::size_t>(sig.concat_axis)] *= g;
-    } else {
-      out_shape = op.shape;
-      out_shape.erase(out_shape.begin() + sig.axis);
-      out_shape.insert(out_shape.begin() + sig.concat_axis, g);
-    }
     // Each received block is viewed in the untiled case with the split axis
     // (size 1) removed: its bytes are the same.
-    Shape recv_shape = block_shape;
-    if (!sig.tiled) recv_shape.erase(recv_shape.begin() + sig.axis);
+    const AllToAllLayout layout = all_to_all_layout(op.shape, sig.axis, sig.concat_axis, sig.tiled, g);
+    const Shape& block_shape = layout.block;
+    const Shape& out_shape = layout.out;
+    const Shape& recv_shape = layout.received;
     Split out_sp = split_at(recv_shape, sig.tiled ? sig.concat_axis : 0, op.dtype);
     std::int64_t outer = 1, piece_bytes = static_cast<std::int64_t>(dtype_size(op.dtype));
     for (int i = 0; i < sig.concat_axis && !sig.tiled; ++i) outer *= recv_shape[static_cast<std::size_t>(i)];

@@ -3,6 +3,7 @@
 #include "dataplane/data_plane.h"
 #include "core/device_ops.h"
 #include "core/placement.h"
+#include "rendezvous/collective_layout.h"
 #include "spmd/core/creation.h"
 #include "spmd/core/elementwise.h"
 #include "spmd/core/layout.h"
@@ -141,12 +142,7 @@ struct Executor {
     const OperandType& op = sig.operands[0];
     for (const auto& ranks : effective_groups(sig.groups, static_cast<int>(call.members.size()))) {
       const auto g = static_cast<std::int64_t>(ranks.size());
-      Shape out_shape = op.shape;
-      if (sig.tiled) {
-        out_shape[static_cast<std::size_t>(sig.axis)] *= g;
-      } else {
-        out_shape.insert(out_shape.begin() + sig.axis, g);
-      }
+      const Shape out_shape = all_gather_shape(op.shape, sig.axis, sig.tiled, g);
       Shape gathered_shape = op.shape;
       gathered_shape.insert(gathered_shape.begin(), g);
       std::vector<const void*> in;
@@ -183,13 +179,7 @@ struct Executor {
     if (is_half(work)) work = DType::kFloat32;
     for (const auto& ranks : effective_groups(sig.groups, static_cast<int>(call.members.size()))) {
       const auto g = static_cast<std::int64_t>(ranks.size());
-      Shape out_shape = op.shape;
-      const std::int64_t block = out_shape[static_cast<std::size_t>(sig.axis)] / g;
-      if (sig.tiled) {
-        out_shape[static_cast<std::size_t>(sig.axis)] = block;
-      } else {
-        out_shape.erase(out_shape.begin() + sig.axis);
-      }
+      const Shape out_shape = psum_scatter_shape(op.shape, sig.axis, sig.tiled, g);
       const std::int64_t count = num_elements(op.shape) / g;
       std::vector<const void*> in;
       std::vector<void*> out;
@@ -226,19 +216,10 @@ struct Executor {
     const std::size_t es = dtype_size(op.dtype);
     for (const auto& ranks : effective_groups(sig.groups, static_cast<int>(call.members.size()))) {
       const auto g = static_cast<std::int64_t>(ranks.size());
-      Shape block_shape = op.shape;
-      block_shape[static_cast<std::size_t>(sig.axis)] /= g;
-      Shape recv_shape = block_shape;  // one received block, as placed in the output
-      Shape out_shape;
-      if (sig.tiled) {
-        out_shape = block_shape;
-        out_shape[static_cast<std::size_t>(sig.concat_axis)] *= g;
-      } else {
-        recv_shape.erase(recv_shape.begin() + sig.axis);
-        out_shape = recv_shape;
-        out_shape.insert(out_shape.begin() + sig.concat_axis, g);
-      }
-      Shape recv_all = recv_shape;
+      const AllToAllLayout layout = all_to_all_layout(op.shape, sig.axis, sig.concat_axis, sig.tiled, g);
+      const Shape& block_shape = layout.block;
+      const Shape& out_shape = layout.out;
+      Shape recv_all = layout.received;
       recv_all.insert(recv_all.begin(), g);
       const std::size_t block_bytes = static_cast<std::size_t>(num_elements(block_shape)) * es;
       std::vector<Array> packed, received;

@@ -29,6 +29,7 @@
 #include "spmd/program/executor.h"
 #include "spmd/program/host_callback.h"
 #include "program/primitive_rules.h"
+#include "rendezvous/collective_layout.h"
 #include "spmd/runtime/device.h"
 #include "rendezvous/unbound_axis.h"
 #include "util/python_format.h"
@@ -499,12 +500,7 @@ Avals all_gather_abstract(const Primitive& p, std::span<const Aval> in, const Pa
   Shape shape = in[0].shape;
   int rank = static_cast<int>(shape.size()) + (tiled ? 0 : 1);
   int axis = normalize_axis(params.get<std::int64_t>("axis", p.name), rank, p.name);
-  if (tiled) {
-    shape[static_cast<std::size_t>(axis)] *= n;
-  } else {
-    shape.insert(shape.begin() + axis, n);
-  }
-  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+  return {Aval{detail::all_gather_shape(shape, axis, tiled, n), in[0].dtype, in[0].weak_type}};
 }
 Arrays all_gather_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
   return {all_gather(in[0], axes_of(p, params), static_cast<int>(params.get<std::int64_t>("axis", p.name)),
@@ -545,12 +541,7 @@ Avals psum_scatter_abstract(const Primitive& p, std::span<const Aval> in, const 
     throw_shape_error("psum_scatter", "scatter dimension " + std::to_string(d) + " of " + in[0].str() + " must " +
                                           (tiled ? "be divisible by" : "equal") + " the axis size " + std::to_string(n));
   }
-  if (tiled) {
-    shape[static_cast<std::size_t>(d)] = size / n;
-  } else {
-    shape.erase(shape.begin() + d);
-  }
-  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+  return {Aval{detail::psum_scatter_shape(shape, d, tiled, n), in[0].dtype, in[0].weak_type}};
 }
 Arrays psum_scatter_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
   return {psum_scatter(in[0], axes_of(p, params), static_cast<int>(params.get<std::int64_t>("scatter_dimension", p.name)),
@@ -569,16 +560,9 @@ Avals all_to_all_abstract(const Primitive& p, std::span<const Aval> in, const Pa
     throw_shape_error("all_to_all", "split_axis " + std::to_string(split) + " of " + in[0].str() + " must " +
                                         (tiled ? "be divisible by" : "equal") + " the axis size " + std::to_string(n));
   }
-  if (tiled) {
-    int concat = normalize_axis(params.get<std::int64_t>("concat_axis", p.name), rank, p.name, "concat_axis");
-    shape[static_cast<std::size_t>(split)] /= n;
-    shape[static_cast<std::size_t>(concat)] *= n;
-  } else {
-    shape.erase(shape.begin() + split);
-    int concat = normalize_axis(params.get<std::int64_t>("concat_axis", p.name), rank, p.name, "concat_axis");
-    shape.insert(shape.begin() + concat, n);
-  }
-  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+  // Untiled, concat_axis indexes the result, which has the rank of the input (the split axis is dropped, a new one added).
+  int concat = normalize_axis(params.get<std::int64_t>("concat_axis", p.name), rank, p.name, "concat_axis");
+  return {Aval{detail::all_to_all_layout(shape, split, concat, tiled, n).out, in[0].dtype, in[0].weak_type}};
 }
 Arrays all_to_all_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc loc) {
   return {all_to_all(in[0], axes_of(p, params), static_cast<int>(params.get<std::int64_t>("split_axis", p.name)),
