@@ -8,13 +8,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "spmd/core/device_id.h"
@@ -42,37 +38,6 @@ class Parker {
   /// Wakes the parked device; call under the lock park() released.
   virtual void unpark() = 0;
 };
-
-/// Room for one device's Parker inside its context: waking a device then
-/// touches the context's cache lines only, not a separate allocation (at a
-/// thousand devices, each is a cache miss per device per collective).
-struct alignas(16) ParkerSlot {
-  static constexpr std::size_t kSize = 64;
-  std::byte bytes[kSize];
-  /// The Parker emplace_parker built here: no pointer to load first.
-  Parker& get() noexcept { return *std::launder(reinterpret_cast<Parker*>(bytes)); }
-};
-
-/// Constructs a P in `slot`; a Parker too big for the slot is a compile error.
-template <class P, class... Args>
-Parker* emplace_parker(ParkerSlot& slot, Args&&... args) {
-  static_assert(sizeof(P) <= ParkerSlot::kSize && alignof(P) <= alignof(ParkerSlot), "Parker does not fit a ParkerSlot");
-  static_assert(std::is_base_of_v<Parker, P>);
-  Parker* p = new (slot.bytes) P(std::forward<Args>(args)...);
-  // ParkerSlot::get() relies on the Parker being at the start of the slot,
-  // as it is for a class with Parker as its only base.
-  if (static_cast<void*>(p) != static_cast<void*>(slot.bytes)) {
-    p->~Parker();
-    throw std::logic_error("emplace_parker: the Parker base is not at the start of the slot");
-  }
-  return p;
-}
-
-/// Destroys a Parker built by emplace_parker (its storage stays with the slot).
-struct DestroyParker {
-  void operator()(Parker* p) const noexcept { p->~Parker(); }
-};
-using ParkerHandle = std::unique_ptr<Parker, DestroyParker>;
 
 using DeviceBody = std::function<void(DeviceContext&)>;
 
@@ -107,8 +72,10 @@ class Backend {
   /// Devices this backend can run at most (virtual devices: the configured count).
   virtual int device_count() const = 0;
   virtual std::shared_ptr<Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) = 0;
-  /// Builds a device's Parker in `slot` (emplace_parker); the caller destroys it.
-  virtual Parker* make_parker(ParkerSlot& slot) = 0;
+  /// A device's Parker, owned by its context. At a thousand devices each
+  /// wake is a cache miss on the parker: backends give theirs a cache line of
+  /// its own (alignas(64)), so it shares none with another device's.
+  virtual std::unique_ptr<Parker> make_parker() = 0;
   /// Runs `body` once per context, each as its own device (a fiber, a host
   /// thread) with the context's placement installed, and returns when all
   /// have returned. `body` is the runtime's whole device lifecycle

@@ -60,8 +60,9 @@ std::string RecentEvent::render() const {
 }
 
 DeviceContext::DeviceContext(Run& r, DeviceContext* p, int id, DeviceId dev, std::vector<AxisBinding> e,
-                             int index, int axes_bound, std::shared_ptr<Arena> arena)
-    : run(r),
+                             int index, int axes_bound, std::shared_ptr<Arena> arena, std::unique_ptr<Parker> parker)
+    : parker_(std::move(parker)),
+      run(r),
       history_(std::max(kHistoryCapacity, r.options().recent_events)),
       parent(p),
       uid(id),

@@ -79,20 +79,18 @@ class alignas(64) DeviceContext {
   static constexpr std::size_t kHistoryCapacity = 128;
 
   DeviceContext(Run& run, DeviceContext* parent, int uid, DeviceId device, std::vector<AxisBinding> env,
-                int index_in_pmap, int pmap_axes, std::shared_ptr<Arena> arena);
-  ~DeviceContext() { parker_owner.reset(); }  // before parker_slot, its storage, goes
+                int index_in_pmap, int pmap_axes, std::shared_ptr<Arena> arena, std::unique_ptr<Parker> parker);
   DeviceContext(const DeviceContext&) = delete;
   DeviceContext& operator=(const DeviceContext&) = delete;
 
-  // --- hot: what every collective reads or writes, in three cache lines (at
-  //     a thousand devices, each line a rendezvous touches per device is a
-  //     cache miss when it comes around; the static_assert below the class
-  //     checks the layout). Line 1 holds all that the device completing a
-  //     rendezvous writes for each member it releases (with line 3, the
-  //     parker), line 2 what only the device itself touches. ---
+  // --- hot: what every collective reads or writes, in two cache lines and
+  //     the parker's (at a thousand devices, each line a rendezvous touches
+  //     per device is a cache miss when it comes around; the static_assert
+  //     below the class checks the layout). Line 1 holds all that the device
+  //     completing a rendezvous reads and writes for each member it releases,
+  //     the pointer to its parker included; line 2 what only the device
+  //     itself touches. ---
   Placement placement;
-  /// Device only: the axes its last collective named (see axes_cache).
-  ResolvedAxes* last_axes = nullptr;
 
  private:
   // The device's life, guarded by Run::mutex() and written only by the
@@ -101,8 +99,11 @@ class alignas(64) DeviceContext {
   std::atomic<bool> released_ = false;  // set by wake(); read by the parked device after a wakeup
   const Arrival* waiting_ = nullptr;    // the collective it is parked at
   std::int64_t collectives_done_ = 0;
+  std::unique_ptr<Parker> parker_;  // the backend's; its object sits on a cache line of its own
 
  public:
+  /// Device only: the axes its last collective named (see axes_cache).
+  ResolvedAxes* last_axes = nullptr;
   Run& run;
 
  private:
@@ -111,9 +112,8 @@ class alignas(64) DeviceContext {
   CollectiveHistory history_;
 
  public:
-  ParkerSlot parker_slot;
-  /// The device's Parker (built in parker_slot by the backend).
-  Parker& parker() noexcept { return parker_slot.get(); }
+  /// The device's Parker (made by the backend when the context was).
+  Parker& parker() noexcept { return *parker_; }
 
   // --- fixed at creation ---
   DeviceContext* const parent;
@@ -123,7 +123,6 @@ class alignas(64) DeviceContext {
   const int index_in_pmap;
   const int pmap_axes;        // how many trailing env axes the innermost pmap bound
   const std::string label;    // "device 3" or "device 3 (i=1, j=1)"
-  ParkerHandle parker_owner;  // destroys parker() with the context
 
   // --- touched only by the device itself (reporters read them once it is parked or done) ---
   SourceLoc current_loc;
@@ -259,13 +258,12 @@ class alignas(64) DeviceContext {
   std::size_t recent_count_ = 0;
 };
 
-/// The layout the hot-fields comment above promises: the fields a collective
-/// touches fill two cache lines, the releaser's first, and parker_slot is the third.
+/// The layout the hot-fields comment above promises: what the releaser
+/// touches fills the first cache line, and the device's own fields start the second.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"  // not standard layout; GCC and Clang give the offset
-static_assert(alignof(DeviceContext) == 64 && offsetof(DeviceContext, run) == 64 &&
-                  offsetof(DeviceContext, parker_slot) == 128,
-              "DeviceContext's hot fields no longer fill its first two cache lines");
+static_assert(alignof(DeviceContext) == 64 && offsetof(DeviceContext, last_axes) == 64,
+              "DeviceContext's releaser fields no longer fill its first cache line");
 #pragma GCC diagnostic pop
 
 /// The context of the calling fiber, or nullptr on the host.

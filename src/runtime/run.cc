@@ -36,9 +36,8 @@ DeviceContext& Run::add_context(DeviceContext* parent, DeviceId device, std::vec
   std::lock_guard<std::mutex> lock(mu_);
   int uid = static_cast<int>(contexts_.size());
   contexts_.push_back(std::make_unique<DeviceContext>(*this, parent, uid, device, std::move(env), index_in_pmap,
-                                                      pmap_axes, std::move(arena)));
+                                                      pmap_axes, std::move(arena), runtime_.backend->make_parker()));
   DeviceContext& ctx = *contexts_.back();
-  ctx.parker_owner.reset(runtime_.backend->make_parker(ctx.parker_slot));
   // Live from creation, not from the first instruction: otherwise a parent
   // parked for children that have not started yet would look deadlocked.
   ++live_;

@@ -380,7 +380,7 @@ class FakeGpuBackend final : public detail::Backend {
   std::shared_ptr<detail::Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) override {
     return std::make_shared<FakeDeviceArena>(device, capacity, std::move(label));
   }
-  detail::Parker* make_parker(detail::ParkerSlot& slot) override { return sim_->make_parker(slot); }
+  std::unique_ptr<detail::Parker> make_parker() override { return sim_->make_parker(); }
   void launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override {
     sim_->launch(run, devices, body);

@@ -18,7 +18,7 @@ namespace spmd::cuda {
 
 namespace {
 
-class CvParker final : public detail::Parker {
+class alignas(64) CvParker final : public detail::Parker {
  public:
   void park(std::unique_lock<std::mutex>& lock) override {
     cv_.wait(lock);
@@ -105,7 +105,7 @@ std::shared_ptr<detail::Arena> CudaBackend::make_arena(DeviceId device, std::siz
                                      resources_.at(static_cast<std::size_t>(device)));
 }
 
-detail::Parker* CudaBackend::make_parker(detail::ParkerSlot& slot) { return detail::emplace_parker<CvParker>(slot); }
+std::unique_ptr<detail::Parker> CudaBackend::make_parker() { return std::make_unique<CvParker>(); }
 
 void CudaBackend::yield() { std::this_thread::yield(); }
 

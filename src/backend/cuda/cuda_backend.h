@@ -35,7 +35,7 @@ class CudaBackend final : public detail::Backend {
   std::string_view name() const override { return "cuda"; }
   int device_count() const override { return devices_; }
   std::shared_ptr<detail::Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) override;
-  detail::Parker* make_parker(detail::ParkerSlot& slot) override;
+  std::unique_ptr<detail::Parker> make_parker() override;
   void launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override;
   void yield() override;

@@ -24,7 +24,7 @@ struct ReleaseOnly {
   void lock() {}
 };
 
-class FiberParker final : public detail::Parker {
+class alignas(64) FiberParker final : public detail::Parker {
  public:
   // The fiber condition variable releases the run's mutex atomically with
   // queueing this fiber, and its "relock" is a no-op: a woken device reads
@@ -47,7 +47,7 @@ class FiberParker final : public detail::Parker {
 // waker from another OS thread, an interrupt aborting the run, goes through
 // Boost's remote-ready queue, which this thread drains only after the waiter
 // has switched away.
-class SingleThreadParker final : public detail::Parker {
+class alignas(64) SingleThreadParker final : public detail::Parker {
  public:
   void park(std::unique_lock<std::mutex>& lock) override {
     // Always the same device fiber on the same thread: look them up once.
@@ -103,9 +103,9 @@ std::shared_ptr<detail::Arena> SimBackend::make_arena(DeviceId device, std::size
   return std::make_shared<detail::Arena>(device, capacity, std::move(label));
 }
 
-detail::Parker* SimBackend::make_parker(detail::ParkerSlot& slot) {
-  if (threads_ == 1) return detail::emplace_parker<SingleThreadParker>(slot);
-  return detail::emplace_parker<FiberParker>(slot);
+std::unique_ptr<detail::Parker> SimBackend::make_parker() {
+  if (threads_ == 1) return std::make_unique<SingleThreadParker>();
+  return std::make_unique<FiberParker>();
 }
 
 void SimBackend::yield() { boost::this_fiber::yield(); }

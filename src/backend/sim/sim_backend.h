@@ -23,7 +23,7 @@ class SimBackend final : public detail::Backend {
   std::string_view name() const override { return "sim"; }
   int device_count() const override { return devices_; }
   std::shared_ptr<detail::Arena> make_arena(DeviceId device, std::size_t capacity, std::string label) override;
-  detail::Parker* make_parker(detail::ParkerSlot& slot) override;
+  std::unique_ptr<detail::Parker> make_parker() override;
   void launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override;
   void yield() override;
