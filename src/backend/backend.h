@@ -42,8 +42,9 @@ class Parker {
 using DeviceBody = std::function<void(DeviceContext&)>;
 
 /// What a backend may ask of the run that launched its devices, for its own
-/// reports: declared here, implemented by the runtime's Run, so a backend
-/// never sees the Run itself.
+/// reports (queries only: a backend never changes a device's life):
+/// declared here, implemented by the runtime's Run, so a backend never sees
+/// the Run itself.
 class LaunchedRun {
  public:
   virtual ~LaunchedRun() = default;
@@ -55,8 +56,6 @@ class LaunchedRun {
   /// id. Empty with `busy` set when the run's lock is held elsewhere (the
   /// caller may be inside it).
   virtual std::vector<std::pair<DeviceId, std::string>> device_lines(bool& busy) = 0;
-  /// Ends a device that could not start with `error`, as if it raised it.
-  virtual void refuse_device(DeviceContext& ctx, std::exception_ptr error) = 0;
 };
 
 /// What a backend needs of a device the runtime hands it: where its arrays
@@ -81,9 +80,12 @@ class Backend {
   /// have returned. `body` is the runtime's whole device lifecycle
   /// (Run::run_device): it records errors itself and never throws. Called on
   /// the host for a top-level pmap and from a device for a nested one; the
-  /// caller is then accounted as waiting. A backend that cannot run these
-  /// devices at all ends each with run.refuse_device instead.
+  /// caller is then accounted as waiting.
   virtual void launch(LaunchedRun& run, std::span<DeviceContext* const> devices, const DeviceBody& body) = 0;
+  /// Why this backend cannot run a nested pmap (devices launched from a
+  /// device), or null when it can: the runtime then ends those devices with
+  /// this error instead of launching them.
+  virtual std::exception_ptr nested_launch_error() const { return nullptr; }
   /// On the device's own fiber or thread, inside its lifecycle, just before
   /// and just after the user's function (CUDA binds the thread to its GPU,
   /// then waits for the device's last kernels). An exception ends the device

@@ -411,7 +411,13 @@ LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& pla
     std::vector<Array> mine = std::move(shards[i]);
     lr.results[i] = fn(std::span<const Array>(mine));
   };
-  if (parent) run.begin_nested(*parent, plan.count);
+  if (parent) {
+    run.begin_nested(*parent, plan.count);
+    if (std::exception_ptr refused = run.backend().nested_launch_error()) {
+      for (DeviceContext* ctx : lr.contexts) run.refuse_device(*ctx, refused);
+      return lr;
+    }
+  }
   run.backend().launch(run, lr.contexts, [&run, &body](DeviceContext& ctx) { run.run_device(ctx, body); });
   return lr;
 }

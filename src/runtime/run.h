@@ -82,9 +82,9 @@ class Run final : public LaunchedRun {
   /// it to Backend::launch as the device body).
   void run_device(DeviceContext& ctx, const DeviceBody& body);
 
-  /// Ends a device that could not start (the backend refused the launch)
+  /// Ends a device that could not start (the backend cannot launch it)
   /// with `error`, as if its body had raised it.
-  void refuse_device(DeviceContext& ctx, std::exception_ptr error) override;
+  void refuse_device(DeviceContext& ctx, std::exception_ptr error);
 
   // What a backend may ask while its devices run (LaunchedRun).
   double watchdog_seconds() const override;

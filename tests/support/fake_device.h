@@ -387,17 +387,30 @@ class FakeGpuBackend final : public detail::Backend {
   }
   void yield() override { sim_->yield(); }
   void execute(detail::CollectiveCall& call) override { detail::execute_with_transport(call, transport_); }
+  void set_nests(bool nests) { nests_ = nests; }
+  /// "fakegpu-flat" cannot nest, like the cuda backend (devices are host threads bound to GPUs).
+  std::exception_ptr nested_launch_error() const override {
+    if (nests_) return nullptr;
+    return std::make_exception_ptr(BackendError(make_report(
+        "BackendError", "nested pmap is not supported on the fakegpu-flat backend", "use a mesh instead of nesting")));
+  }
   FakeTransport& transport() { return transport_; }
 
  private:
   std::unique_ptr<detail::Backend> sim_;
   FakeTransport transport_;
+  bool nests_ = true;
 };
 
-/// Registers "fakegpu" with create_backend (idempotent).
+/// Registers "fakegpu" and "fakegpu-flat" (no nested pmap) with create_backend (idempotent).
 inline void register_fake_gpu_backend() {
   detail::register_backend_factory("fakegpu", [](int devices, int threads, std::uint64_t seed, std::size_t stack) {
     return std::make_unique<FakeGpuBackend>(devices, threads, seed, stack);
+  });
+  detail::register_backend_factory("fakegpu-flat", [](int devices, int threads, std::uint64_t seed, std::size_t stack) {
+    auto b = std::make_unique<FakeGpuBackend>(devices, threads, seed, stack);
+    b->set_nests(false);
+    return b;
   });
 }
 

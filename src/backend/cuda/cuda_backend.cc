@@ -129,18 +129,16 @@ void CudaBackend::device_main(detail::DeviceContext& ctx, const detail::DeviceBo
   detail::set_current_placement(nullptr);
 }
 
+std::exception_ptr CudaBackend::nested_launch_error() const {
+  Report r = make_report("BackendError", "nested pmap is not supported on the cuda backend",
+                         "each device is a host thread bound to one GPU; use a mesh (pmap with several named "
+                         "axes) instead of nesting, or --backend sim");
+  r.op = "pmap";
+  return std::make_exception_ptr(BackendError(std::move(r)));
+}
+
 void CudaBackend::launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
                          const detail::DeviceBody& body) {
-  if (detail::current_placement()->context != nullptr) {  // launched from a device: a nested pmap
-    // A nested pmap: its devices end at once with the error (the run stops).
-    Report r = make_report("BackendError", "nested pmap is not supported on the cuda backend",
-                           "each device is a host thread bound to one GPU; use a mesh (pmap with several named "
-                           "axes) instead of nesting, or --backend sim");
-    r.op = "pmap";
-    auto error = std::make_exception_ptr(BackendError(std::move(r)));
-    for (detail::DeviceContext* ctx : devices) run.refuse_device(*ctx, error);
-    return;
-  }
   policy_->watchdog_s = run.watchdog_seconds();
   {
     std::lock_guard<std::mutex> lock(state_mu_);

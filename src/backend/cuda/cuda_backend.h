@@ -38,6 +38,7 @@ class CudaBackend final : public detail::Backend {
   std::unique_ptr<detail::Parker> make_parker() override;
   void launch(detail::LaunchedRun& run, std::span<detail::DeviceContext* const> devices,
               const detail::DeviceBody& body) override;
+  std::exception_ptr nested_launch_error() const override;
   void yield() override;
   void enter_device(detail::DeviceContext& ctx) override;
   void leave_device(detail::DeviceContext& ctx) override;

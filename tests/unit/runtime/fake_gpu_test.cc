@@ -136,3 +136,41 @@ TEST_CASE("runtime::fakegpu: transport groups are the devices of each axis group
   CHECK(groups_of([](const Array& x) { psum(x, AxisSet({"a", "b"}), {{0, 3}, {2, 1}}); }) ==
         G{{{0, 3}, "psum over ('a', 'b') #0"}, {{2, 1}, "psum over ('a', 'b') #0"}});
 }
+
+TEST_CASE("runtime::fakegpu: a backend that cannot nest ends a nested pmap's devices with its error",
+          "[runtime][device]") {
+  register_fake_gpu_backend();
+  ScopedFakeDeviceOps ops;
+  RuntimeOptions o;
+  o.devices = 4;
+  o.backend = "fakegpu-flat";
+  Runtime rt(o);
+  PmapOptions outer = axis("i");
+  outer.axis_size = 2;
+  try {
+    rt.pmap(
+        [](std::span<const Array>) {
+          PmapOptions inner = axis("j");
+          inner.axis_size = 2;
+          return pmap([](std::span<const Array>) { return std::vector<Array>{}; }, {}, inner);
+        },
+        {}, outer);
+    FAIL("the nested pmap ran");
+  } catch (const BackendError& e) {
+    const Report& r = e.report();
+    REQUIRE(r.message == "nested pmap is not supported on the fakegpu-flat backend");
+    // The first nested pmap's two devices were refused with the backend's
+    // error; that stopped the run, so both outer devices ended stopped.
+    int raised = 0, stopped = 0;
+    for (const DeviceStatus& d : r.devices) {
+      if (d.state == "raised") {
+        ++raised;
+        REQUIRE(d.detail == "raised BackendError: nested pmap is not supported on the fakegpu-flat backend");
+      }
+      if (d.state == "stopped") ++stopped;
+    }
+    INFO(r.to_text());
+    REQUIRE(raised == 2);
+    REQUIRE(stopped == 2);
+  }
+}
