@@ -6,6 +6,7 @@
 
 #include "core/device_ops.h"
 #include "core/element_access.h"
+#include "core/scalar_rules.h"
 #include "core/parallel.h"
 #include "core/strided_copy.h"
 #include "core/strided_walk.h"
@@ -20,28 +21,6 @@ using detail::widen;
 
 template <class T>
 using Compute = decltype(widen(T{}));
-
-template <class C>
-inline constexpr bool kIsInt = std::is_integral_v<C> && !std::is_same_v<C, bool>;
-template <class C>
-inline constexpr bool kIsFloat = std::is_floating_point_v<C>;
-
-// Two's-complement wrapping arithmetic, as XLA does; signed overflow is UB in C++.
-template <class C>
-C wrap_add(C a, C b) {
-  using U = std::make_unsigned_t<C>;
-  return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <class C>
-C wrap_sub(C a, C b) {
-  using U = std::make_unsigned_t<C>;
-  return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
-}
-template <class C>
-C wrap_mul(C a, C b) {
-  using U = std::make_unsigned_t<C>;
-  return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
-}
 
 // ---- unary --------------------------------------------------------------
 
@@ -64,8 +43,8 @@ constexpr bool is_predicate(UnaryOp op) {
 
 template <UnaryOp Op, class C>
 constexpr bool unary_supported() {
-  if constexpr (is_float_only(Op)) return kIsFloat<C>;
-  if constexpr (Op == UnaryOp::kBitwiseNot) return !kIsFloat<C>;
+  if constexpr (is_float_only(Op)) return rules::kIsFloat<C>;
+  if constexpr (Op == UnaryOp::kBitwiseNot) return !rules::kIsFloat<C>;
   if constexpr (Op == UnaryOp::kNegative || Op == UnaryOp::kSign || Op == UnaryOp::kSquare) {
     return !std::is_same_v<C, bool>;
   }
@@ -75,16 +54,16 @@ constexpr bool unary_supported() {
 template <UnaryOp Op, class C>
 auto unary_fn(C x) {
   if constexpr (Op == UnaryOp::kNegative) {
-    if constexpr (kIsInt<C>) return wrap_sub(C{0}, x);
+    if constexpr (rules::kIsInt<C>) return rules::wrap_sub(C{0}, x);
     else return static_cast<C>(-x);
   } else if constexpr (Op == UnaryOp::kPositive) {
     return x;
   } else if constexpr (Op == UnaryOp::kAbs) {
-    if constexpr (kIsInt<C>) return x < 0 ? wrap_sub(C{0}, x) : x;
-    else if constexpr (kIsFloat<C>) return std::fabs(x);
+    if constexpr (rules::kIsInt<C>) return x < 0 ? rules::wrap_sub(C{0}, x) : x;
+    else if constexpr (rules::kIsFloat<C>) return std::fabs(x);
     else return x;
   } else if constexpr (Op == UnaryOp::kSign) {
-    if constexpr (kIsInt<C>) return static_cast<C>((x > 0) - (x < 0));
+    if constexpr (rules::kIsInt<C>) return static_cast<C>((x > 0) - (x < 0));
     else return x > 0 ? C{1} : x < 0 ? C{-1} : x;  // keeps nan and signed zeros
   } else if constexpr (Op == UnaryOp::kExp) {
     return std::exp(x);
@@ -99,7 +78,7 @@ auto unary_fn(C x) {
   } else if constexpr (Op == UnaryOp::kRsqrt) {
     return C{1} / std::sqrt(x);
   } else if constexpr (Op == UnaryOp::kSquare) {
-    if constexpr (kIsInt<C>) return wrap_mul(x, x);
+    if constexpr (rules::kIsInt<C>) return rules::wrap_mul(x, x);
     else return static_cast<C>(x * x);
   } else if constexpr (Op == UnaryOp::kSin) {
     return std::sin(x);
@@ -122,13 +101,13 @@ auto unary_fn(C x) {
   } else if constexpr (Op == UnaryOp::kLogistic) {
     return C{1} / (C{1} + std::exp(-x));
   } else if constexpr (Op == UnaryOp::kFloor) {
-    if constexpr (kIsFloat<C>) return std::floor(x);
+    if constexpr (rules::kIsFloat<C>) return std::floor(x);
     else return x;
   } else if constexpr (Op == UnaryOp::kCeil) {
-    if constexpr (kIsFloat<C>) return std::ceil(x);
+    if constexpr (rules::kIsFloat<C>) return std::ceil(x);
     else return x;
   } else if constexpr (Op == UnaryOp::kRound) {
-    if constexpr (kIsFloat<C>) return std::nearbyint(x);  // half to even, as np.round
+    if constexpr (rules::kIsFloat<C>) return std::nearbyint(x);  // half to even, as np.round
     else return x;
   } else if constexpr (Op == UnaryOp::kLogicalNot) {
     return x == C{};
@@ -136,13 +115,13 @@ auto unary_fn(C x) {
     if constexpr (std::is_same_v<C, bool>) return !x;
     else return static_cast<C>(~x);
   } else if constexpr (Op == UnaryOp::kIsNan) {
-    if constexpr (kIsFloat<C>) return std::isnan(x);
+    if constexpr (rules::kIsFloat<C>) return std::isnan(x);
     else return false;
   } else if constexpr (Op == UnaryOp::kIsInf) {
-    if constexpr (kIsFloat<C>) return std::isinf(x);
+    if constexpr (rules::kIsFloat<C>) return std::isinf(x);
     else return false;
   } else if constexpr (Op == UnaryOp::kIsFinite) {
-    if constexpr (kIsFloat<C>) return std::isfinite(x);
+    if constexpr (rules::kIsFloat<C>) return std::isfinite(x);
     else return true;
   } else {
     static_assert(Op == UnaryOp::kReciprocal);
@@ -208,95 +187,45 @@ constexpr BinaryKind binary_kind(BinaryOp op) {
 template <BinaryOp Op, class C>
 constexpr bool binary_supported() {
   constexpr BinaryKind k = binary_kind(Op);
-  if constexpr (k == BinaryKind::kFloatOnly) return kIsFloat<C>;
+  if constexpr (k == BinaryKind::kFloatOnly) return rules::kIsFloat<C>;
   if constexpr (k == BinaryKind::kNumeric || Op == BinaryOp::kSubtract) return !std::is_same_v<C, bool>;
   if constexpr (k == BinaryKind::kLogical) return std::is_same_v<C, bool>;
-  if constexpr (k == BinaryKind::kBitwise) return !kIsFloat<C>;
+  if constexpr (k == BinaryKind::kBitwise) return !rules::kIsFloat<C>;
   return true;
-}
-
-template <class C>
-C int_floor_divide(C a, C b) {
-  if (b == 0) return 0;
-  if (b == -1) return wrap_sub(C{0}, a);
-  C q = static_cast<C>(a / b);
-  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-template <class C>
-C int_remainder(C a, C b) {
-  if (b == 0 || b == -1) return 0;
-  C r = static_cast<C>(a % b);
-  if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<C>(r + b);
-  return r;
-}
-
-template <class C>
-C int_power(C base, C exp) {
-  if (exp < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp % 2 == 0) ? C{1} : C{-1};
-    return 0;
-  }
-  C result = 1;
-  while (exp > 0) {
-    if (exp & 1) result = wrap_mul(result, base);
-    base = wrap_mul(base, base);
-    exp = static_cast<C>(exp >> 1);
-  }
-  return result;
-}
-
-// jnp.floor_divide on floats (JAX's _float_divmod).
-template <class C>
-C float_floor_divide(C a, C b) {
-  C mod = std::fmod(a, b);
-  C div = (a - mod) / b;
-  bool adjust = mod != 0 && ((b > 0) - (b < 0)) != ((mod > 0) - (mod < 0));
-  if (adjust) div -= C{1};
-  return std::round(div);
-}
-
-template <class C>
-C float_remainder(C a, C b) {
-  C mod = std::fmod(a, b);
-  if (mod != 0 && ((mod < 0) != (b < 0))) mod += b;
-  return mod;
 }
 
 template <BinaryOp Op, class C>
 auto binary_fn(C a, C b) {
   if constexpr (Op == BinaryOp::kAdd) {
     if constexpr (std::is_same_v<C, bool>) return a || b;
-    else if constexpr (kIsInt<C>) return wrap_add(a, b);
+    else if constexpr (rules::kIsInt<C>) return rules::wrap_add(a, b);
     else return static_cast<C>(a + b);
   } else if constexpr (Op == BinaryOp::kSubtract) {
-    if constexpr (kIsInt<C>) return wrap_sub(a, b);
+    if constexpr (rules::kIsInt<C>) return rules::wrap_sub(a, b);
     else return static_cast<C>(a - b);
   } else if constexpr (Op == BinaryOp::kMultiply) {
     if constexpr (std::is_same_v<C, bool>) return a && b;
-    else if constexpr (kIsInt<C>) return wrap_mul(a, b);
+    else if constexpr (rules::kIsInt<C>) return rules::wrap_mul(a, b);
     else return static_cast<C>(a * b);
   } else if constexpr (Op == BinaryOp::kDivide) {
     return a / b;
   } else if constexpr (Op == BinaryOp::kFloorDivide) {
-    if constexpr (kIsInt<C>) return int_floor_divide(a, b);
-    else return float_floor_divide(a, b);
+    if constexpr (rules::kIsInt<C>) return rules::int_floor_divide(a, b);
+    else return rules::float_floor_divide(a, b);
   } else if constexpr (Op == BinaryOp::kRemainder) {
-    if constexpr (kIsInt<C>) return int_remainder(a, b);
-    else return float_remainder(a, b);
+    if constexpr (rules::kIsInt<C>) return rules::int_remainder(a, b);
+    else return rules::float_remainder(a, b);
   } else if constexpr (Op == BinaryOp::kPower) {
-    if constexpr (kIsInt<C>) return int_power(a, b);
+    if constexpr (rules::kIsInt<C>) return rules::int_power(a, b);
     else return std::pow(a, b);
   } else if constexpr (Op == BinaryOp::kMaximum) {
-    if constexpr (kIsFloat<C>) {
+    if constexpr (rules::kIsFloat<C>) {
       if (std::isnan(a)) return a;
       if (std::isnan(b)) return b;
     }
     return a < b ? b : a;
   } else if constexpr (Op == BinaryOp::kMinimum) {
-    if constexpr (kIsFloat<C>) {
+    if constexpr (rules::kIsFloat<C>) {
       if (std::isnan(a)) return a;
       if (std::isnan(b)) return b;
     }

@@ -8,6 +8,7 @@
 #include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
+#include "core/scalar_rules.h"
 #include "core/strided_copy.h"
 #include "spmd/error.h"
 
@@ -71,12 +72,8 @@ void reduce_rows(std::int64_t outer, std::int64_t r, Acc identity, Leaf leaf, Co
   }
 }
 
-std::int64_t wrap_add64(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-std::int64_t wrap_mul64(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-}
+std::int64_t wrap_add64(std::int64_t a, std::int64_t b) { return rules::wrap_add(a, b); }
+std::int64_t wrap_mul64(std::int64_t a, std::int64_t b) { return rules::wrap_mul(a, b); }
 
 template <class T>
 constexpr bool kFloatT = std::is_floating_point_v<ReduceCompute<T>>;
@@ -206,24 +203,8 @@ void arg_extreme(bool is_max, const T* p, std::int32_t* out, std::int64_t outer,
                           [&](std::int64_t b, std::int64_t e) {
                             for (std::int64_t row = b; row < e; ++row) {
                               const T* q = p + row * r;
-                              std::int64_t best_i = 0;
-                              C best = widen(q[0]);
-                              bool done = false;
-                              if constexpr (kFloatT<T>) done = std::isnan(best);
-                              for (std::int64_t i = 1; i < r && !done; ++i) {
-                                C v = widen(q[i]);
-                                if constexpr (kFloatT<T>) {
-                                  if (std::isnan(v)) {
-                                    best_i = i;
-                                    break;
-                                  }
-                                }
-                                if (is_max ? v > best : v < best) {
-                                  best = v;
-                                  best_i = i;
-                                }
-                              }
-                              out[row] = static_cast<std::int32_t>(best_i);
+                              auto load = [q](std::int64_t i) { return widen(q[i]); };
+                              out[row] = static_cast<std::int32_t>(rules::arg_extreme<C>(load, r, is_max));
                             }
                           });
 }

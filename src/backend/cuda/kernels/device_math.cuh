@@ -1,13 +1,15 @@
 #pragma once
-// Device-side element semantics, mirroring the host core exactly:
-// half.cc (float16/bfloat16 conversions, NaN handling included),
-// element_access.h (widen/narrow, saturating float->int), elementwise.cc
-// (unary_fn/binary_fn), indexing.cc (combine). Any change there must be
-// mirrored here: the GPU results are compared with the host bit for bit.
+// Device-side element semantics. The conversions, integer rules and float
+// division come from core/scalar_rules.h, the host's own text; what is left
+// here mirrors the host core: element_access.h (widen/narrow, saturating
+// float->int), elementwise.cc (unary_fn/binary_fn), indexing.cc (combine).
+// Any change there must be mirrored here: the GPU results are compared with
+// the host bit for bit.
 
 #include <cstdint>
 #include <type_traits>
 
+#include "core/scalar_rules.h"
 #include "spmd/core/dtype.h"
 
 namespace spmd::cuda::dev {
@@ -20,53 +22,22 @@ struct bf16 {
   std::uint16_t bits;
 };
 
-__device__ __forceinline__ float half_to_float(std::uint16_t h) {
-  std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  std::uint32_t exp = (h >> 10) & 0x1fu;
-  std::uint32_t mant = h & 0x3ffu;
-  std::uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {
-      float f = ldexpf(static_cast<float>(mant), -24);
-      bits = __float_as_uint(f) | sign;
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  }
-  return __uint_as_float(bits);
-}
-
-__device__ __forceinline__ std::uint16_t float_to_half(float f) {
-  std::uint32_t x = __float_as_uint(f);
-  std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
-  std::uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u);
-  if (abs >= 0x477ff000u) return sign | 0x7c00u;
-  if (abs < 0x38800000u) {
-    float a = __uint_as_float(abs);
-    float scaled = a * 16777216.0f;
-    return sign | static_cast<std::uint16_t>(nearbyintf(scaled));
-  }
-  std::uint32_t rounded = abs + 0xfffu + ((abs >> 13) & 1u);
-  std::uint32_t exp = (rounded >> 23) - 112;
-  std::uint32_t mant = (rounded >> 13) & 0x3ffu;
-  return sign | static_cast<std::uint16_t>((exp << 10) | mant);
-}
-
-__device__ __forceinline__ float bfloat16_to_float(std::uint16_t b) {
-  return __uint_as_float(static_cast<std::uint32_t>(b) << 16);
-}
-
-__device__ __forceinline__ std::uint16_t float_to_bfloat16(float f) {
-  std::uint32_t x = __float_as_uint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<std::uint16_t>(x >> 16);
-}
+// The conversions and integer and division rules are the host's own text
+// (core/scalar_rules.h), compiled for the device.
+using rules::bfloat16_to_float;
+using rules::float_floor_divide;
+using rules::float_remainder;
+using rules::float_to_bfloat16;
+using rules::float_to_half;
+using rules::half_to_float;
+using rules::int_floor_divide;
+using rules::int_power;
+using rules::int_remainder;
+using rules::kIsFloat;
+using rules::kIsInt;
+using rules::wrap_add;
+using rules::wrap_mul;
+using rules::wrap_sub;
 
 // --- widen / narrow (element_access.h) ------------------------------------
 
@@ -134,17 +105,14 @@ SPMD_DEV_MATH1(m_fabs, fabsf, ::fabs)
 SPMD_DEV_MATH1(m_floor, floorf, ::floor)
 SPMD_DEV_MATH1(m_ceil, ceilf, ::ceil)
 SPMD_DEV_MATH1(m_rint, rintf, ::rint)
-SPMD_DEV_MATH1(m_round, roundf, ::round)
 #undef SPMD_DEV_MATH1
-__device__ __forceinline__ float m_fmod(float a, float b) { return fmodf(a, b); }
-__device__ __forceinline__ double m_fmod(double a, double b) { return ::fmod(a, b); }
 __device__ __forceinline__ float m_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double m_pow(double a, double b) { return ::pow(a, b); }
 __device__ __forceinline__ float m_atan2(float a, float b) { return atan2f(a, b); }
 __device__ __forceinline__ double m_atan2(double a, double b) { return ::atan2(a, b); }
 template <class C>
 __device__ __forceinline__ bool m_isnan(C x) {
-  return x != x;
+  return rules::is_nan(x);
 }
 template <class C>
 __device__ __forceinline__ bool m_isinf(C x) {
@@ -153,27 +121,6 @@ __device__ __forceinline__ bool m_isinf(C x) {
 template <class C>
 __device__ __forceinline__ bool m_isfinite(C x) {
   return ::isfinite(x);
-}
-
-template <class C>
-inline constexpr bool kIsInt = std::is_integral_v<C> && !std::is_same_v<C, bool>;
-template <class C>
-inline constexpr bool kIsFloat = std::is_floating_point_v<C>;
-
-template <class C>
-__device__ __forceinline__ C wrap_add(C a, C b) {
-  using U = std::make_unsigned_t<C>;
-  return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <class C>
-__device__ __forceinline__ C wrap_sub(C a, C b) {
-  using U = std::make_unsigned_t<C>;
-  return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
-}
-template <class C>
-__device__ __forceinline__ C wrap_mul(C a, C b) {
-  using U = std::make_unsigned_t<C>;
-  return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
 }
 
 // IEEE operations without contraction into FMA (the host computes a*b then +c).

@@ -111,51 +111,6 @@ __global__ void unary_pred_kernel(int op, const T* x, bool* out, std::int64_t n)
 // ---- binary (elementwise.cc binary_fn) ---------------------------------------
 
 template <class C>
-__device__ __forceinline__ C int_floor_divide(C a, C b) {
-  if (b == 0) return 0;
-  if (b == -1) return wrap_sub(C{0}, a);
-  C q = static_cast<C>(a / b);
-  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-template <class C>
-__device__ __forceinline__ C int_remainder(C a, C b) {
-  if (b == 0 || b == -1) return 0;
-  C r = static_cast<C>(a % b);
-  if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<C>(r + b);
-  return r;
-}
-template <class C>
-__device__ __forceinline__ C int_power(C base, C exp) {
-  if (exp < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp % 2 == 0) ? C{1} : C{-1};
-    return 0;
-  }
-  C result = 1;
-  while (exp > 0) {
-    if (exp & 1) result = wrap_mul(result, base);
-    base = wrap_mul(base, base);
-    exp = static_cast<C>(exp >> 1);
-  }
-  return result;
-}
-template <class C>
-__device__ __forceinline__ C float_floor_divide(C a, C b) {
-  C mod = m_fmod(a, b);
-  C div = (a - mod) / b;
-  bool adjust = mod != 0 && ((b > 0) - (b < 0)) != ((mod > 0) - (mod < 0));
-  if (adjust) div -= C{1};
-  return m_round(div);
-}
-template <class C>
-__device__ __forceinline__ C float_remainder(C a, C b) {
-  C mod = m_fmod(a, b);
-  if (mod != 0 && ((mod < 0) != (b < 0))) mod += b;
-  return mod;
-}
-
-template <class C>
 __device__ __forceinline__ bool binary_cmp(int op, C a, C b) {
   switch (static_cast<BinaryOp>(op)) {
     case BinaryOp::kEqual: return a == b;

@@ -17,12 +17,8 @@ constexpr std::int64_t kBlock = 4096;
 
 __host__ __device__ inline std::int64_t nblocks_of(std::int64_t r) { return (r + kBlock - 1) / kBlock; }
 
-__device__ __forceinline__ std::int64_t wrap_add64(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-__device__ __forceinline__ std::int64_t wrap_mul64(std::int64_t a, std::int64_t b) {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-}
+__device__ __forceinline__ std::int64_t wrap_add64(std::int64_t a, std::int64_t b) { return rules::wrap_add(a, b); }
+__device__ __forceinline__ std::int64_t wrap_mul64(std::int64_t a, std::int64_t b) { return rules::wrap_mul(a, b); }
 
 template <class T>
 inline constexpr bool kFloatT = std::is_floating_point_v<Compute<T>>;
@@ -200,24 +196,8 @@ __global__ void arg_kernel(bool is_max, const T* p, std::int32_t* out, std::int6
   using C = Compute<T>;
   SPMD_GRID_LOOP(row, outer) {
     const T* q = p + row * r;
-    std::int64_t best_i = 0;
-    C best = widen(q[0]);
-    bool done = false;
-    if constexpr (kFloatT<T>) done = m_isnan(best);
-    for (std::int64_t i = 1; i < r && !done; ++i) {
-      C v = widen(q[i]);
-      if constexpr (kFloatT<T>) {
-        if (m_isnan(v)) {
-          best_i = i;
-          break;
-        }
-      }
-      if (is_max ? v > best : v < best) {
-        best = v;
-        best_i = i;
-      }
-    }
-    out[row] = static_cast<std::int32_t>(best_i);
+    auto load = [q](std::int64_t i) { return widen(q[i]); };
+    out[row] = static_cast<std::int32_t>(rules::arg_extreme<C>(load, r, is_max));
   }
 }
 
