@@ -69,12 +69,25 @@ SPMD_DECLARE_ERROR(BackendError, Error);
 
 #undef SPMD_DECLARE_ERROR
 
-/// How a run or command that ended with an error of `kind` ends for its
-/// caller: the one mapping from kinds to exit statuses and verdict words,
-/// used by every command (run, test, replay, diagnose) and their JSON.
-///   Deadlock 3 "deadlock"; CollectiveMismatch 4 "mismatch"; Interrupted 130
-///   "interrupted"; SyntaxError, IndentationError, TabError, UsageError,
-///   BackendUnavailable 2 "error"; any other kind 1 "error".
+/// What an error means for the caller of a run or a command: kinds are an
+/// open set of names (the program's own Python exceptions among them), and
+/// each falls into one of these. The one mapping from kinds to exit statuses
+/// and verdict words, used by every command (run, test, replay, diagnose)
+/// and their JSON.
+enum class Outcome {
+  kError,        ///< 1 "error": the program or a device failed
+  kBadInput,     ///< 2 "error": the program, a file or the command line cannot be used as given
+  kDeadlock,     ///< 3 "deadlock"
+  kMismatch,     ///< 4 "mismatch": a collective's members disagree
+  kInterrupted,  ///< 130 "interrupted": stopped from outside (SIGINT)
+};
+/// Deadlock, CollectiveMismatch, Interrupted; SyntaxError, IndentationError,
+/// TabError, UsageError and BackendUnavailable are bad input; any other kind an error.
+Outcome outcome_of_kind(std::string_view kind);
+int exit_code(Outcome outcome);
+std::string_view verdict_word(Outcome outcome);
+
+/// exit_code(outcome_of_kind(kind)) and verdict_word(outcome_of_kind(kind)).
 int exit_code_for_kind(std::string_view kind);
 std::string status_for_kind(std::string_view kind);
 

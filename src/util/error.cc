@@ -13,23 +13,41 @@ const char* Error::what() const noexcept {
   }
 }
 
-int exit_code_for_kind(std::string_view kind) {
-  if (kind == "Deadlock") return 3;
-  if (kind == "CollectiveMismatch") return 4;
+Outcome outcome_of_kind(std::string_view kind) {
+  if (kind == "Deadlock") return Outcome::kDeadlock;
+  if (kind == "CollectiveMismatch") return Outcome::kMismatch;
+  if (kind == "Interrupted") return Outcome::kInterrupted;
   if (kind == "SyntaxError" || kind == "IndentationError" || kind == "TabError" || kind == "UsageError" ||
       kind == "BackendUnavailable") {
-    return 2;
+    return Outcome::kBadInput;
   }
-  if (kind == "Interrupted") return 130;
+  return Outcome::kError;
+}
+
+int exit_code(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kError: return 1;
+    case Outcome::kBadInput: return 2;
+    case Outcome::kDeadlock: return 3;
+    case Outcome::kMismatch: return 4;
+    case Outcome::kInterrupted: return 130;
+  }
   return 1;
 }
 
-std::string status_for_kind(std::string_view kind) {
-  if (kind == "Deadlock") return "deadlock";
-  if (kind == "CollectiveMismatch") return "mismatch";
-  if (kind == "Interrupted") return "interrupted";
+std::string_view verdict_word(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kDeadlock: return "deadlock";
+    case Outcome::kMismatch: return "mismatch";
+    case Outcome::kInterrupted: return "interrupted";
+    case Outcome::kError:
+    case Outcome::kBadInput: return "error";
+  }
   return "error";
 }
+
+int exit_code_for_kind(std::string_view kind) { return exit_code(outcome_of_kind(kind)); }
+std::string status_for_kind(std::string_view kind) { return std::string(verdict_word(outcome_of_kind(kind))); }
 
 Report make_report(std::string kind, std::string message, std::string hint) {
   Report r;

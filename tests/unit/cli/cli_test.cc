@@ -78,6 +78,10 @@ TEST_CASE("cli::run: exit codes by verdict", "[cli]") {
   REQUIRE(status_for_kind("Interrupted") == "interrupted");
   REQUIRE(status_for_kind("UsageError") == "error");
   REQUIRE(status_for_kind("CollectiveMismatch") == "mismatch");
+  REQUIRE(outcome_of_kind("TabError") == Outcome::kBadInput);
+  REQUIRE(outcome_of_kind("BudgetExceeded") == Outcome::kError);
+  REQUIRE(exit_code(Outcome::kBadInput) == 2);
+  REQUIRE(verdict_word(Outcome::kBadInput) == "error");
   REQUIRE(run_text("ok.py", "print(1 + 1)\n").exit_code == 0);
   REQUIRE(run_text("ok.py", "print(1 + 1)\n").stdout_text == "2\n");
   RunOutcome dl = run_text("skip.py", kSkip);
