@@ -5,7 +5,7 @@
 
 #include "core/device_ops.h"
 #include "core/element_access.h"
-#include "core/parallel.h"
+#include "core/gemm.h"
 #include "core/strided_copy.h"
 #include "core/strided_walk.h"
 #include "spmd/core/elementwise.h"
@@ -16,54 +16,23 @@ namespace spmd {
 
 namespace {
 
-// Elements widened to the accumulator: double for floats, int64 for ints/bools.
-template <class Acc>
-std::vector<Acc> widened(const Array& x) {
-  std::vector<Acc> v(static_cast<std::size_t>(x.size()));
+// The operand's elements in the compute type C (float for the 32- and
+// 16-bit floats, double, int64 for ints and bools): the array's own memory
+// when it has that type already, else a converted copy in `scratch`.
+template <class C>
+const C* as_compute(const Array& x, std::vector<C>& scratch) {
+  const C* own = nullptr;
   detail::visit_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = x.data<T>();
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<Acc>(detail::widen(p[i]));
-  });
-  return v;
-}
-
-template <class Acc>
-Acc wrap_madd(Acc c, Acc a, Acc b) {
-  if constexpr (std::is_same_v<Acc, double>) {
-    return c + a * b;
-  } else {
-    return static_cast<Acc>(static_cast<std::uint64_t>(c) +
-                            static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-  }
-}
-
-// out[batch, m, n] = sum_k a[batch_a, m, k] * b[batch_b, k, n], k ascending for
-// every element whatever the thread count. a_off/b_off give each batch's
-// operand offsets (broadcast batches reuse them).
-template <class Acc>
-void batched_gemm(const std::vector<Acc>& a, const std::vector<Acc>& b, std::vector<Acc>& c,
-                  const std::vector<std::int64_t>& a_off, const std::vector<std::int64_t>& b_off, std::int64_t m,
-                  std::int64_t k, std::int64_t n) {
-  const auto batches = static_cast<std::int64_t>(a_off.size());
-  const std::int64_t rows = batches * m;
-  const std::int64_t work = rows * k * n;
-  // Parallel only beyond about a million multiply-adds.
-  const std::int64_t grain = std::max<std::int64_t>(1, (1 << 16) / std::max<std::int64_t>(k * n, 1));
-  detail::parallel_ranges(rows, work > (1 << 20) ? work : 0, grain, [&](std::int64_t r0, std::int64_t r1) {
-    for (std::int64_t r = r0; r < r1; ++r) {
-      const std::int64_t bi = r / m, i = r % m;
-      const Acc* pa = a.data() + a_off[static_cast<std::size_t>(bi)] + i * k;
-      const Acc* pb = b.data() + b_off[static_cast<std::size_t>(bi)];
-      Acc* pc = c.data() + r * n;
-      std::fill(pc, pc + n, Acc{0});
-      for (std::int64_t kk = 0; kk < k; ++kk) {
-        const Acc av = pa[kk];
-        const Acc* brow = pb + kk * n;
-        for (std::int64_t j = 0; j < n; ++j) pc[j] = wrap_madd(pc[j], av, brow[j]);
-      }
+    if constexpr (std::is_same_v<T, C>) {
+      own = p;
+    } else {
+      scratch.resize(static_cast<std::size_t>(x.size()));
+      for (std::size_t i = 0; i < scratch.size(); ++i) scratch[i] = static_cast<C>(detail::widen(p[i]));
     }
   });
+  return own != nullptr ? own : scratch.data();
 }
 
 std::string pair(const Array& a, const Array& b, std::string_view sep) {
@@ -101,20 +70,37 @@ Array matmul_core(const Array& a, const Array& b, const Shape& batch, std::int64
                 m, k, n);
     return out;
   }
-  auto run = [&](auto acc_tag) {
-    using Acc = decltype(acc_tag);
-    auto va = widened<Acc>(a);
-    auto vb = widened<Acc>(b);
-    std::vector<Acc> vc(static_cast<std::size_t>(out.size()));
-    batched_gemm(va, vb, vc, a_off, b_off, m, k, n);
+  // float32 in float32 and float64 in float64, on BLAS (as XLA on CPU
+  // computes them); float16/bfloat16 through float32; integers in int64.
+  auto run = [&](auto compute_tag) {
+    using C = decltype(compute_tag);
+    std::vector<C> sa, sb, sc;
+    const C* pa = as_compute<C>(a, sa);
+    const C* pb = as_compute<C>(b, sb);
+    C* pc = nullptr;
     detail::visit_dtype(p.dtype, [&](auto tag) {
-      using T = decltype(tag);
-      T* o = out.mutable_data<T>();
-      for (std::size_t i = 0; i < vc.size(); ++i) o[i] = detail::narrow<T>(vc[i]);
+      if constexpr (std::is_same_v<decltype(tag), C>) pc = out.mutable_data<C>();
     });
+    if (pc == nullptr) {
+      sc.resize(static_cast<std::size_t>(out.size()));
+      pc = sc.data();
+    }
+    detail::gemm_batches(pa, pb, pc, a_off, b_off, m, k, n);
+    if (!sc.empty()) {
+      detail::visit_dtype(p.dtype, [&](auto tag) {
+        using T = decltype(tag);
+        T* o = out.mutable_data<T>();
+        for (std::size_t i = 0; i < sc.size(); ++i) o[i] = detail::narrow<T>(sc[i]);
+      });
+    }
   };
-  if (is_floating(p.dtype)) run(double{});
-  else run(std::int64_t{});
+  if (p.dtype == DType::kFloat64) {
+    run(double{});
+  } else if (is_floating(p.dtype)) {
+    run(float{});
+  } else {
+    run(std::int64_t{});
+  }
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <tbb/global_control.h>
 
 #include "spmd/core/creation.h"
@@ -97,7 +99,8 @@ TEST_CASE("core::linalg: outer and empty products", "[linalg]") {
 }
 
 TEST_CASE("core::linalg: large products are thread-count independent", "[linalg]") {
-  Array a = reshape(unary(UnaryOp::kSin, arange(0, 200 * 160, 1, DType::kFloat32)), {200, 160});
+  // 600 rows: three row blocks of one BLAS call each (core/gemm.h).
+  Array a = reshape(unary(UnaryOp::kSin, arange(0, 600 * 160, 1, DType::kFloat32)), {600, 160});
   Array b = reshape(unary(UnaryOp::kCos, arange(0, 160 * 150, 1, DType::kFloat32)), {160, 150});
   Array parallel = matmul(a, b);
   Array serial;
@@ -105,9 +108,37 @@ TEST_CASE("core::linalg: large products are thread-count independent", "[linalg]
     tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
     serial = matmul(a, b);
   }
+  REQUIRE(parallel.dtype() == DType::kFloat32);
   REQUIRE(parallel.identical(serial));
-  // element (7, 11) against a direct double-precision dot product
-  double ref = 0;
-  for (int k = 0; k < 160; ++k) ref += a.element_as_double(7 * 160 + k) * b.element_as_double(k * 150 + 11);
-  REQUIRE(parallel.element_as_double(7 * 150 + 11) == static_cast<double>(static_cast<float>(ref)));
+  // float32 computed in float32: every element within float32 rounding of a
+  // double-precision dot product (k terms, each rounding at most eps relative
+  // to the sum of magnitudes).
+  for (int i : {0, 7, 255, 256, 599}) {
+    for (int j : {0, 11, 149}) {
+      double ref = 0, magnitude = 0;
+      for (int k = 0; k < 160; ++k) {
+        double t = a.element_as_double(i * 160 + k) * b.element_as_double(k * 150 + j);
+        ref += t;
+        magnitude += std::abs(t);
+      }
+      INFO("element (" << i << ", " << j << ")");
+      REQUIRE(std::abs(parallel.element_as_double(i * 150 + j) - ref) <= 161 * 0x1p-24 * magnitude);
+    }
+  }
+}
+
+TEST_CASE("core::linalg: float64 products in float64, and integers exact with wrap-around", "[linalg]") {
+  Array a = reshape(arange(0, 6, 1, DType::kFloat64), {2, 3});
+  Array b = reshape(arange(0, 6, 1, DType::kFloat64), {3, 2});
+  Array c = matmul(a, b);
+  REQUIRE(c.dtype() == DType::kFloat64);
+  REQUIRE(vals(c) == V{10, 13, 28, 40});
+  // 1 + 2^-40 survives in float64 only.
+  Array x = Array::from_doubles(std::vector<double>{1.0, 0x1p-40}, {1, 2}, DType::kFloat64);
+  Array ones = Array::from_doubles(std::vector<double>{1.0, 1.0}, {2, 1}, DType::kFloat64);
+  REQUIRE(matmul(x, ones).element_as_double(0) == 1.0 + 0x1p-40);
+  // int32: wraps as XLA does (2^31 - 1 + 1).
+  Array big = iarr({2147483647, 1}, DType::kInt32, {1, 2});
+  Array one = iarr({1, 1}, DType::kInt32, {2, 1});
+  REQUIRE(matmul(big, one).element_as_int64(0) == -2147483648LL);
 }

@@ -1,0 +1,88 @@
+#include "core/gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+
+#include "core/parallel.h"
+
+namespace spmd::detail {
+
+namespace {
+
+// OpenBLAS's own threads would race the devices' for the cores and make a
+// product's blocking depend on the machine: parallelism is ours (row blocks on
+// oneTBB, devices on --threads).
+void single_threaded_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+template <class T>
+void gemm_call(const T* a, const T* b, T* c, std::int64_t m, std::int64_t k, std::int64_t n) {
+  const auto M = static_cast<blasint>(m), K = static_cast<blasint>(k), N = static_cast<blasint>(n);
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
+  } else {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0, a, K, b, N, 0.0, c, N);
+  }
+}
+
+// Integers: c = sum over k ascending of a * b, wrapping (two's complement).
+void int_gemm(const std::int64_t* a, const std::int64_t* b, std::int64_t* c, std::int64_t m, std::int64_t k,
+              std::int64_t n) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    auto* pc = reinterpret_cast<std::uint64_t*>(c + i * n);
+    std::fill(pc, pc + n, std::uint64_t{0});
+    for (std::int64_t kk = 0; kk < k; ++kk) {
+      const auto av = static_cast<std::uint64_t>(a[i * k + kk]);
+      const auto* brow = reinterpret_cast<const std::uint64_t*>(b + kk * n);
+      for (std::int64_t j = 0; j < n; ++j) pc[j] += av * brow[j];
+    }
+  }
+}
+
+}  // namespace
+
+template <class T>
+void gemm_batches(const T* a, const T* b, T* c, const std::vector<std::int64_t>& a_off,
+                  const std::vector<std::int64_t>& b_off, std::int64_t m, std::int64_t k, std::int64_t n) {
+  if constexpr (!std::is_same_v<T, std::int64_t>) single_threaded_blas();
+  const auto batches = static_cast<std::int64_t>(a_off.size());
+  const std::int64_t blocks_per_batch = (m + kGemmRowBlock - 1) / kGemmRowBlock;
+  const std::int64_t tasks = batches * blocks_per_batch;
+  if (k == 0) {  // an empty sum: zeros (BLAS may leave c unwritten)
+    std::memset(c, 0, static_cast<std::size_t>(batches * m * n) * sizeof(T));
+    return;
+  }
+  // Parallel only beyond about a million multiply-adds, one task per block.
+  const std::int64_t work = batches * m * k * n;
+  parallel_ranges(tasks, work > (std::int64_t{1} << 20) ? work : 0, 1, [&](std::int64_t t0, std::int64_t t1) {
+    for (std::int64_t t = t0; t < t1; ++t) {
+      const std::int64_t batch = t / blocks_per_batch;
+      const std::int64_t row = (t % blocks_per_batch) * kGemmRowBlock;
+      const std::int64_t rows = std::min(kGemmRowBlock, m - row);
+      const T* pa = a + a_off[static_cast<std::size_t>(batch)] + row * k;
+      const T* pb = b + b_off[static_cast<std::size_t>(batch)];
+      T* pc = c + (batch * m + row) * n;
+      if constexpr (std::is_same_v<T, std::int64_t>) {
+        int_gemm(pa, pb, pc, rows, k, n);
+      } else {
+        gemm_call(pa, pb, pc, rows, k, n);
+      }
+    }
+  });
+}
+
+template void gemm_batches<float>(const float*, const float*, float*, const std::vector<std::int64_t>&,
+                                  const std::vector<std::int64_t>&, std::int64_t, std::int64_t, std::int64_t);
+template void gemm_batches<double>(const double*, const double*, double*, const std::vector<std::int64_t>&,
+                                   const std::vector<std::int64_t>&, std::int64_t, std::int64_t, std::int64_t);
+template void gemm_batches<std::int64_t>(const std::int64_t*, const std::int64_t*, std::int64_t*,
+                                         const std::vector<std::int64_t>&, const std::vector<std::int64_t>&,
+                                         std::int64_t, std::int64_t, std::int64_t);
+
+}  // namespace spmd::detail
