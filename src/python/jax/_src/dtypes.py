@@ -49,6 +49,12 @@ def dtype(x):
     return np.dtype(x)
 
 
+def is_float(dtype_like):
+    """Whether arrays of this dtype hold floats (bfloat16 included)."""
+    dt = dtype(dtype_like)
+    return dt is bfloat16 or dt.kind == 'f'
+
+
 def canonicalize(dtype_like):
     """The dtype an array of `dtype` gets (int64 -> int32 without x64, ...)."""
     dt = dtype(dtype_like)

@@ -500,7 +500,24 @@ def iota(dtype, size):
 def integer_pow(x, y):
     if int(y) != y:
         raise TypeError(f'integer_pow needs an integer exponent, got {y!r}')
-    return pow(x, int(y))
+    y = int(y)
+    dtype = getattr(x, 'dtype', None)
+    if dtype is None or not dtypes.is_float(dtype):
+        return pow(x, y)  # integers and bools: pow's exact integer power, wrapping
+    # Floats: JAX's unrolled binary exponentiation (lax._integer_pow), so
+    # x ** 2 is x * x as XLA computes it, not a call to pow.
+    if y == 0:
+        return pow(x, 0)
+    reciprocal = y < 0
+    y = -y if reciprocal else y
+    acc = None
+    while y > 0:
+        if y & 1:
+            acc = x if acc is None else mul(acc, x)
+        y >>= 1
+        if y > 0:
+            x = mul(x, x)
+    return div(1.0, acc) if reciprocal else acc
 
 
 def _clamped_start(start, dim, size):

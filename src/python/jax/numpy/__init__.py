@@ -278,7 +278,16 @@ multiply = _binary('mul')
 true_divide = divide = _binary('div')
 floor_divide = _binary('floor_div')
 remainder = mod = _binary('rem')
-power = _binary('pow')
+_power = _binary('pow')
+
+
+def power(x, y):
+    """jnp.power: a concrete integer exponent of a float array is lax.integer_pow
+    (repeated multiplication, as JAX does: x ** 2 is x * x); anything else the pow primitive."""
+    if (isinstance(y, (int, _np.integer)) and not isinstance(y, (bool, _np.bool_))
+            and isinstance(x, (Tracer, ArrayImpl)) and dtypes.is_float(x.dtype)):
+        return lax.integer_pow(x, int(y))
+    return _power(x, y)
 maximum = _binary('max')
 minimum = _binary('min')
 equal = _binary('eq')
