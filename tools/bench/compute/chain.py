@@ -1,12 +1,12 @@
 # A chain of 20 elementwise ops over 8 x 1M float32 (issue 17's benchmark),
-# under pmap; REPS applications after one warm-up. Prints the seconds.
+# under pmap; CHAIN_REPS (10) applications after one warm-up. Prints the seconds.
 import os
 import time
 
 import jax
 import jax.numpy as jnp
 
-REPS = int(os.environ.get('REPS', '10'))
+REPS = int(os.environ.get('CHAIN_REPS', '10'))
 
 
 def chain(x):

@@ -1,11 +1,11 @@
 # chain.py's work in numpy: the same 20 ops, one array op at a time, for each
-# of 8 devices' 1M float32 in turn; REPS applications after one warm-up.
+# of 8 devices' 1M float32 in turn; CHAIN_REPS (10) applications after one warm-up.
 import os
 import time
 
 import numpy as np
 
-REPS = int(os.environ.get('REPS', '10'))
+REPS = int(os.environ.get('CHAIN_REPS', '10'))
 N = 8
 x = (np.arange(N * (1 << 20), dtype=np.float32) / (1 << 20)).reshape(N, 1 << 20)
 f32 = np.float32
