@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "rendezvous/communicator.h"
@@ -35,6 +36,19 @@ struct Fixture {
   }
 };
 
+// Device `d` arriving at collective #seq, a psum whose call site is f.py:line.
+struct ParkedAt {
+  CollectiveSignature sig;
+  Arrival arrival;
+  ParkedAt(DeviceContext& d, std::int64_t seq, std::uint32_t line) {
+    sig.loc = SourceLoc{"f.py", line, 5};
+    arrival.ctx = &d;
+    arrival.sig = &sig;
+    arrival.seq = seq;
+  }
+  ParkedAt(const ParkedAt&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("runtime::DeviceContext: ready, running, parked at a collective, woken, finished", "[runtime][lifecycle]") {
@@ -45,15 +59,10 @@ TEST_CASE("runtime::DeviceContext: ready, running, parked at a collective, woken
   d.start();
   REQUIRE(d.state() == DeviceState::kRunning);
 
-  CollectiveSignature sig;
-  sig.loc = SourceLoc{"f.py", 9, 5};
-  Arrival at;
-  at.ctx = &d;
-  at.sig = &sig;
-  at.seq = 0;
-  d.begin_wait(DeviceState::kWaitingCollective, &at);
+  ParkedAt at(d, 0, 9);
+  d.begin_wait(DeviceState::kWaitingCollective, &at.arrival);
   REQUIRE(d.state() == DeviceState::kWaitingCollective);
-  REQUIRE(d.waiting() == &at);
+  REQUIRE(d.waiting() == &at.arrival);
   REQUIRE_FALSE(d.released());
   d.complete_collective();
   d.wake();
@@ -93,13 +102,8 @@ TEST_CASE("runtime::DeviceContext: the first stop reason stands; a parked device
   Fixture f;
   DeviceContext& waiting = f.device(0);
   waiting.start();
-  CollectiveSignature sig;
-  sig.loc = SourceLoc{"f.py", 7, 9};
-  Arrival at;
-  at.ctx = &waiting;
-  at.sig = &sig;
-  at.seq = 4;
-  waiting.begin_wait(DeviceState::kWaitingCollective, &at);
+  ParkedAt at(waiting, 4, 7);
+  waiting.begin_wait(DeviceState::kWaitingCollective, &at.arrival);
   waiting.note_stop_while_parked();
   waiting.note_stop("stopped while running", SourceLoc{"f.py", 1, 1});  // later: ignored
   waiting.stop();
