@@ -42,7 +42,8 @@ std::string pair(const Array& a, const Array& b, std::string_view sep) {
 // Matmul of a (..., m, k) and b (..., k, n) with batch shapes already checked
 // to broadcast to `batch`.
 Array matmul_core(const Array& a, const Array& b, const Shape& batch, std::int64_t m, std::int64_t k, std::int64_t n,
-                  const Shape& out_shape, PromotedType p, std::string_view name) {
+                  const Shape& out_shape, PromotedType p, std::string_view name, bool transpose_a = false,
+                  bool transpose_b = false) {
   Array out = Array::uninitialized(out_shape, p.dtype, name).with_weak_type(p.weak);
   const std::int64_t nb = num_elements(batch);
   if (out.size() == 0) return out;
@@ -85,7 +86,7 @@ Array matmul_core(const Array& a, const Array& b, const Shape& batch, std::int64
       sc.resize(static_cast<std::size_t>(out.size()));
       pc = sc.data();
     }
-    detail::gemm_batches(pa, pb, pc, a_off, b_off, m, k, n);
+    detail::gemm_batches(pa, pb, pc, a_off, b_off, m, k, n, transpose_a, transpose_b);
     if (!sc.empty()) {
       detail::visit_dtype(p.dtype, [&](auto tag) {
         using T = decltype(tag);
@@ -106,7 +107,9 @@ Array matmul_core(const Array& a, const Array& b, const Shape& batch, std::int64
 
 }  // namespace
 
-Array matmul(const Array& a, const Array& b) {
+Array matmul(const Array& a, const Array& b) { return matmul(a, b, false, false); }
+
+Array matmul(const Array& a, const Array& b, bool transpose_a, bool transpose_b) {
   check_placement(a, "matmul");
   check_placement(b, "matmul");
   if (a.ndim() == 0 || b.ndim() == 0) {
@@ -114,8 +117,18 @@ Array matmul(const Array& a, const Array& b) {
                       "operands must be at least 1-dimensional, got " + pair(a, b, "@"),
                       "use multiply (*) for scalars");
   }
+  if ((transpose_a && a.ndim() < 2) || (transpose_b && b.ndim() < 2)) {
+    throw_shape_error("matmul", "an operand to transpose needs two dimensions, got " + pair(a, b, "@"),
+                      "a 1-D operand is a row or a column already; transpose only matrices and their batches");
+  }
+  if ((transpose_a || transpose_b) && detail::placement_ops("matmul") != nullptr) {
+    // Device kernels read their operands as stored: swap on the device first.
+    return matmul(transpose_a ? swapaxes(a, -1, -2) : a, transpose_b ? swapaxes(b, -1, -2) : b);
+  }
   PromotedType p = promote_weak(a.dtype(), a.weak_type(), b.dtype(), b.weak_type());
   Shape as = a.shape(), bs = b.shape();
+  if (transpose_a) std::swap(as[as.size() - 1], as[as.size() - 2]);
+  if (transpose_b) std::swap(bs[bs.size() - 1], bs[bs.size() - 2]);
   const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   if (a_vec) as.insert(as.begin(), 1);
   if (b_vec) bs.push_back(1);
@@ -141,7 +154,10 @@ Array matmul(const Array& a, const Array& b) {
   Shape out_shape = batch;
   if (!a_vec) out_shape.push_back(m);
   if (!b_vec) out_shape.push_back(n);
-  return matmul_core(a.reshaped_view(as), b.reshaped_view(bs), batch, m, k, n, out_shape, p, "matmul");
+  // A transposed operand keeps its stored shape (the swap is BLAS's to read);
+  // a vector becomes a row or a column.
+  return matmul_core(transpose_a ? a : a.reshaped_view(as), transpose_b ? b : b.reshaped_view(bs), batch, m, k, n,
+                     out_shape, p, "matmul", transpose_a, transpose_b);
 }
 
 Array dot(const Array& a, const Array& b) {

@@ -230,11 +230,17 @@ Arrays concatenate_impl(const Primitive& p, std::span<const Array> in, const Par
 }
 
 // matmul with numpy's rules (1-d operands, batch broadcasting).
-Avals matmul_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+// transpose_a / transpose_b: that operand's last two axes swapped first (read in place).
+Avals matmul_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   require_arity(p, in.size(), 2);
-  const Shape& a = in[0].shape;
-  const Shape& b = in[1].shape;
+  Shape a = in[0].shape;
+  Shape b = in[1].shape;
   if (a.empty() || b.empty()) type_error(p, "operands must have at least one dimension, got " + in[0].str() + " and " + in[1].str());
+  for (auto [shape, key] : {std::pair<Shape*, const char*>{&a, "transpose_a"}, {&b, "transpose_b"}}) {
+    if (!params.get_or<bool>(key, false)) continue;
+    if (shape->size() < 2) type_error(p, std::string(key) + " needs an operand of two dimensions or more");
+    std::swap((*shape)[shape->size() - 1], (*shape)[shape->size() - 2]);
+  }
   std::int64_t ka = a.back();
   std::int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
   if (ka != kb) {
@@ -251,8 +257,8 @@ Avals matmul_abstract(const Primitive& p, std::span<const Aval> in, const Params
   r.weak_type = false;
   return {r};
 }
-Arrays matmul_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
-  return {matmul(in[0], in[1])};
+Arrays matmul_impl(const Primitive&, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {matmul(in[0], in[1], params.get_or<bool>("transpose_a", false), params.get_or<bool>("transpose_b", false))};
 }
 
 // index(x; items): basic indexing with static ints, slices, None and

@@ -15,6 +15,11 @@ Array dot(const Array& a, const Array& b);
 /// jnp.matmul / @: batched over leading axes with broadcasting; 1-D operands
 /// are promoted and the added axis removed. Throws ShapeError with both shapes.
 Array matmul(const Array& a, const Array& b);
+/// matmul(a, b) of the operands with their last two axes swapped where
+/// transpose_a / transpose_b say so (JAX's dot_general contracting a's or b's
+/// other axis), read in place: no transposed copy is made on the host. An
+/// operand to transpose must have at least two dimensions.
+Array matmul(const Array& a, const Array& b, bool transpose_a, bool transpose_b);
 /// jnp.outer of the flattened operands.
 Array outer(const Array& a, const Array& b);
 

@@ -142,3 +142,37 @@ TEST_CASE("core::linalg: float64 products in float64, and integers exact with wr
   Array one = iarr({1, 1}, DType::kInt32, {2, 1});
   REQUIRE(matmul(big, one).element_as_int64(0) == -2147483648LL);
 }
+
+TEST_CASE("core::linalg: transposed operands are read in place and give the product of the swapped arrays",
+          "[linalg]") {
+  // 300 x 70 stored as its transpose (70 x 300): crosses a 256-row block.
+  Array at = reshape(unary(UnaryOp::kSin, arange(0, 70 * 300, 1, DType::kFloat32)), {70, 300});
+  Array bt = reshape(unary(UnaryOp::kCos, arange(0, 40 * 70, 1, DType::kFloat32)), {40, 70});
+  Array a = transpose(at), b = transpose(bt);  // (300, 70) and (70, 40), materialized
+  Array ref = matmul(a, b);
+  for (auto [ta, tb] : {std::pair{true, false}, {false, true}, {true, true}}) {
+    Array got = matmul(ta ? at : a, tb ? bt : b, ta, tb);
+    INFO("transpose_a " << ta << " transpose_b " << tb);
+    REQUIRE(got.shape() == Shape{300, 40});
+    for (std::int64_t i : {0, 255, 256, 299}) {
+      for (std::int64_t j : {0, 39}) {
+        double magnitude = 0;
+        for (std::int64_t k = 0; k < 70; ++k) {
+          magnitude += std::abs(a.element_as_double(i * 70 + k) * b.element_as_double(k * 40 + j));
+        }
+        REQUIRE(std::abs(got.element_as_double(i * 40 + j) - ref.element_as_double(i * 40 + j)) <=
+                2 * 71 * 0x1p-24 * magnitude);
+      }
+    }
+  }
+  // Integers and batches: exact.
+  Array ia = reshape(arange(0, 2 * 3 * 4, 1, DType::kInt32), {2, 3, 4});  // used as (2, 4, 3)^T
+  Array ib = reshape(arange(0, 2 * 3 * 5, 1, DType::kInt32), {2, 3, 5});
+  REQUIRE(ivals(matmul(ia, ib, true, false)) == ivals(matmul(swapaxes(ia, -1, -2), ib)));
+  Array fb = reshape(arange(0, 5 * 3, 1, DType::kFloat64), {5, 3});  // (3, 5) stored transposed, broadcast over the batch
+  REQUIRE(vals(matmul(astype(swapaxes(ia, -1, -2), DType::kFloat64), fb, false, true)) ==
+          vals(matmul(astype(swapaxes(ia, -1, -2), DType::kFloat64), transpose(fb))));
+  Report r = error_of([] { matmul(zeros({3}), zeros({3, 2}), true, false); });
+  REQUIRE(r.kind == "ShapeError");
+  REQUIRE_THAT(r.message, Catch::Contains("an operand to transpose needs two dimensions"));
+}

@@ -547,22 +547,38 @@ defrules('cumprod', _cumprod_jvp, _cumprod_vjp)
 
 # --- matmul and indexed updates ----------------------------------------------------
 
-def _swap_last(x):
-    nd = len(shape_of(x))
-    return p('transpose', x, permutation=tuple(range(nd - 2)) + (nd - 1, nd - 2))
-
-
 def _matmul_jvp(eq, primals, tangents, outs):
     a, b = primals
     ta, tb = tangents
-    return [sum_tangents([None if ta is None else p('matmul', ta, b), None if tb is None else p('matmul', a, tb)],
-                         shape_of(outs[0]))]
+    return [sum_tangents([None if ta is None else p('matmul', ta, b, **eq.params),
+                          None if tb is None else p('matmul', a, tb, **eq.params)], shape_of(outs[0]))]
+
+
+def _transposed_matmul_vjp(eq, ct, a, b, active):
+    """C = op_a(A) @ op_b(B), op_x swapping x's last two axes when its flag is
+    set (both operands matrices or batches of them): dA' = ct @ op_b(B)^T and
+    dB' = op_a(A)^T @ ct, swapped back where the operand was, all read in place."""
+    ta, tb = eq.params.get('transpose_a', False), eq.params.get('transpose_b', False)
+    out = [None, None]
+    if active[0]:
+        ga = (p('matmul', b, ct, transpose_a=tb, transpose_b=True) if ta
+              else p('matmul', ct, b, transpose_b=not tb))
+        out[0] = unbroadcast(ga, shape_of(a))
+    if active[1]:
+        gb = (p('matmul', ct, a, transpose_a=True, transpose_b=ta) if tb
+              else p('matmul', a, ct, transpose_a=not ta))
+        out[1] = unbroadcast(gb, shape_of(b))
+    return out
 
 
 def _matmul_vjp(eq, cts, primals, outs, active):
     """numpy's matmul: 1-d operands become a row or a column, batch
-    dimensions broadcast; each cotangent is summed back to its operand."""
+    dimensions broadcast; each cotangent is summed back to its operand. The
+    transposed operands the cotangents need are read in place (the matmul
+    primitive's transpose_a / transpose_b), not copied."""
     a, b = primals
+    if eq.params.get('transpose_a', False) or eq.params.get('transpose_b', False):
+        return _transposed_matmul_vjp(eq, cts[0], a, b, active)
     sa, sb = shape_of(a), shape_of(b)
     a2 = p('reshape', a, new_sizes=(1,) + sa) if len(sa) == 1 else a
     b2 = p('reshape', b, new_sizes=sb + (1,)) if len(sb) == 1 else b
@@ -573,10 +589,10 @@ def _matmul_vjp(eq, cts, primals, outs, active):
     ct2 = p('reshape', cts[0], new_sizes=tuple(cshape[:nbatch]) + (m, n))
     out = [None, None]
     if active[0]:
-        ga = p('matmul', ct2, _swap_last(b2))
+        ga = p('matmul', ct2, b2, transpose_b=True)
         out[0] = p('reshape', unbroadcast(ga, shape_of(a2)), new_sizes=sa)
     if active[1]:
-        gb = p('matmul', _swap_last(a2), ct2)
+        gb = p('matmul', a2, ct2, transpose_a=True)
         out[1] = p('reshape', unbroadcast(gb, shape_of(b2)), new_sizes=sb)
     return out
 
