@@ -78,7 +78,8 @@ const ParamMenuEntry kParams[] = {
     {"axis_index_groups", Kind::kInts}, {"group_size", Kind::kInt},   {"num_keys", Kind::kInt},
     {"stream", Kind::kInt},         {"literals", Kind::kStrings},     {"field_args", Kind::kInts},
     {"field_specs", Kind::kStrings}, {"field_conversions", Kind::kStrings}, {"source", Kind::kString},
-    {"axis", Kind::kString},        {"shape", Kind::kInt},
+    {"axis", Kind::kString},        {"shape", Kind::kInt},            {"transpose_a", Kind::kBool},
+    {"transpose_b", Kind::kBool},   {"transpose_a", Kind::kInt},
 };
 
 Param make_param(Kind kind, Bytes& in) {
