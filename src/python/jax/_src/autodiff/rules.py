@@ -554,11 +554,12 @@ def _matmul_jvp(eq, primals, tangents, outs):
                           None if tb is None else p('matmul', a, tb, **eq.params)], shape_of(outs[0]))]
 
 
-def _transposed_matmul_vjp(eq, ct, a, b, active):
-    """C = op_a(A) @ op_b(B), op_x swapping x's last two axes when its flag is
-    set (both operands matrices or batches of them): dA' = ct @ op_b(B)^T and
-    dB' = op_a(A)^T @ ct, swapped back where the operand was, all read in place."""
-    ta, tb = eq.params.get('transpose_a', False), eq.params.get('transpose_b', False)
+def _matrix_cotangents(ct, a, b, ta, tb, active):
+    """C = op_a(A) @ op_b(B) for matrices or batches of them, op_x swapping
+    x's last two axes when its flag is set: dA' = ct @ op_b(B)^T and
+    dB' = op_a(A)^T @ ct, swapped back where the operand was, each summed over
+    the batch axes it was broadcast along. The transposed operands are read in
+    place (the matmul primitive's transpose_a / transpose_b), not copied."""
     out = [None, None]
     if active[0]:
         ga = (p('matmul', b, ct, transpose_a=tb, transpose_b=True) if ta
@@ -572,13 +573,12 @@ def _transposed_matmul_vjp(eq, ct, a, b, active):
 
 
 def _matmul_vjp(eq, cts, primals, outs, active):
-    """numpy's matmul: 1-d operands become a row or a column, batch
-    dimensions broadcast; each cotangent is summed back to its operand. The
-    transposed operands the cotangents need are read in place (the matmul
-    primitive's transpose_a / transpose_b), not copied."""
+    """numpy's matmul: 1-d operands become a row or a column (and their
+    cotangents vectors again); the rest is _matrix_cotangents."""
     a, b = primals
-    if eq.params.get('transpose_a', False) or eq.params.get('transpose_b', False):
-        return _transposed_matmul_vjp(eq, cts[0], a, b, active)
+    ta, tb = eq.params.get('transpose_a', False), eq.params.get('transpose_b', False)
+    if ta or tb:  # only matrices are transposed
+        return _matrix_cotangents(cts[0], a, b, ta, tb, active)
     sa, sb = shape_of(a), shape_of(b)
     a2 = p('reshape', a, new_sizes=(1,) + sa) if len(sa) == 1 else a
     b2 = p('reshape', b, new_sizes=sb + (1,)) if len(sb) == 1 else b
@@ -587,14 +587,9 @@ def _matmul_vjp(eq, cts, primals, outs, active):
     m = sa[-2] if len(sa) >= 2 else 1
     n = sb[-1] if len(sb) >= 2 else 1
     ct2 = p('reshape', cts[0], new_sizes=tuple(cshape[:nbatch]) + (m, n))
-    out = [None, None]
-    if active[0]:
-        ga = p('matmul', ct2, b2, transpose_b=True)
-        out[0] = p('reshape', unbroadcast(ga, shape_of(a2)), new_sizes=sa)
-    if active[1]:
-        gb = p('matmul', a2, ct2, transpose_a=True)
-        out[1] = p('reshape', unbroadcast(gb, shape_of(b2)), new_sizes=sb)
-    return out
+    ga, gb = _matrix_cotangents(ct2, a2, b2, False, False, active)
+    return [None if ga is None else p('reshape', ga, new_sizes=sa),
+            None if gb is None else p('reshape', gb, new_sizes=sb)]
 
 
 defrules('matmul', _matmul_jvp, _matmul_vjp)
