@@ -6,11 +6,14 @@
 
 #include "spmd/core/elementwise.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <type_traits>
 
 #include "core/device_ops.h"
+#include "core/elementwise_kernels.h"
 #include "core/element_access.h"
 #include "core/scalar_rules.h"
 #include "core/parallel.h"
@@ -24,6 +27,8 @@ namespace {
 
 using detail::narrow;
 using detail::widen;
+using detail::BinaryKernel;
+using detail::UnaryKernel;
 
 template <class T>
 using Compute = decltype(widen(T{}));
@@ -135,37 +140,33 @@ auto unary_fn(C x) {
   }
 }
 
-template <class T, class O, class Fn>
-void unary_loop(const T* in, O* out, std::int64_t n, Fn fn) {
-  detail::parallel_elements(n, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) out[i] = narrow<O>(fn(widen(in[i])));
-  });
+template <UnaryOp Op, class T>
+void unary_kernel_of(const void* xv, std::int64_t x_stride, void* ov, std::int64_t n) {
+  using C = Compute<T>;
+  using O = std::conditional_t<is_predicate(Op), bool, T>;
+  const T* x = static_cast<const T*>(xv);
+  O* out = static_cast<O*>(ov);
+  if (x_stride == 0) {
+    std::fill_n(out, n, narrow<O>(unary_fn<Op, C>(widen(x[0]))));
+    return;
+  }
+  for (std::int64_t i = 0; i < n; ++i) out[i] = narrow<O>(unary_fn<Op, C>(widen(x[i])));
 }
 
 template <UnaryOp Op>
-Array unary_typed(const Array& x, DType out_dtype, bool weak) {
-  Array out = Array::uninitialized(x.shape(), out_dtype, op_name(Op));
-  detail::visit_dtype(x.dtype(), [&](auto tag) {
+UnaryKernel unary_kernel_for(DType compute) {
+  return detail::visit_dtype(compute, [](auto tag) -> UnaryKernel {
     using T = decltype(tag);
-    using C = Compute<T>;
-    if constexpr (unary_supported<Op, C>()) {
-      auto fn = [](C v) { return unary_fn<Op, C>(v); };
-      if constexpr (is_predicate(Op)) {
-        unary_loop<T, bool>(x.data<T>(), out.mutable_data<bool>(), x.size(), fn);
-      } else {
-        unary_loop<T, T>(x.data<T>(), out.mutable_data<T>(), x.size(), fn);
-      }
-    }
+    if constexpr (unary_supported<Op, Compute<T>>()) return &unary_kernel_of<Op, T>;
+    else return nullptr;
   });
-  return out.with_weak_type(weak);
 }
 
 template <std::size_t... I>
-Array unary_dispatch(UnaryOp op, const Array& x, DType out_dtype, bool weak, std::index_sequence<I...>) {
-  Array out;
-  ((static_cast<UnaryOp>(I) == op ? (out = unary_typed<static_cast<UnaryOp>(I)>(x, out_dtype, weak), true) : false) ||
-   ...);
-  return out;
+UnaryKernel unary_kernel_dispatch(UnaryOp op, DType compute, std::index_sequence<I...>) {
+  UnaryKernel k = nullptr;
+  ((static_cast<UnaryOp>(I) == op ? (k = unary_kernel_for<static_cast<UnaryOp>(I)>(compute), true) : false) || ...);
+  return k;
 }
 
 // ---- binary -------------------------------------------------------------
@@ -269,66 +270,72 @@ auto binary_fn(C a, C b) {
   }
 }
 
-template <class T, class O, class Fn>
-void binary_loop(const T* a, const T* b, O* out, const detail::StridedLoop<3>& loop, Fn fn) {
-  detail::parallel_elements(loop.size, [&](std::int64_t begin, std::int64_t end) {
-    detail::walk_strided<3>(
-        loop, {0, 0, 0}, begin, end,
-        [&](const std::array<std::int64_t, 3>& off, std::int64_t n, const std::array<std::int64_t, 3>& s) {
-          O* o = out + off[0];
-          const T* pa = a + off[1];
-          const T* pb = b + off[2];
-          if (s[1] == 1 && s[2] == 1) {
-            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(widen(pa[i]), widen(pb[i])));
-          } else if (s[1] == 0 && s[2] == 1) {
-            auto av = widen(pa[0]);
-            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(av, widen(pb[i])));
-          } else if (s[1] == 1 && s[2] == 0) {
-            auto bv = widen(pb[0]);
-            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(widen(pa[i]), bv));
-          } else {
-            for (std::int64_t i = 0; i < n; ++i) o[i] = narrow<O>(fn(widen(pa[i * s[1]]), widen(pb[i * s[2]])));
-          }
-        });
-  });
+template <BinaryOp Op, class T>
+void binary_kernel_of(const void* av, std::int64_t sa, const void* bv, std::int64_t sb, void* ov, std::int64_t n) {
+  using C = Compute<T>;
+  using O = std::conditional_t<binary_kind(Op) == BinaryKind::kCompare, bool, T>;
+  const T* a = static_cast<const T*>(av);
+  const T* b = static_cast<const T*>(bv);
+  O* out = static_cast<O*>(ov);
+  auto fn = [](C x, C y) { return narrow<O>(binary_fn<Op, C>(x, y)); };
+  // The common stride patterns get loops the compiler can vectorize.
+  if (sa == 1 && sb == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = fn(widen(a[i]), widen(b[i]));
+  } else if (sa == 0 && sb == 1) {
+    const C av0 = widen(a[0]);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = fn(av0, widen(b[i]));
+  } else if (sa == 1 && sb == 0) {
+    const C bv0 = widen(b[0]);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = fn(widen(a[i]), bv0);
+  } else if (sa == 0 && sb == 0) {
+    std::fill_n(out, n, fn(widen(a[0]), widen(b[0])));
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = fn(widen(a[i * sa]), widen(b[i * sb]));
+  }
 }
 
 template <BinaryOp Op>
-Array binary_typed(const Array& a, const Array& b, const Shape& shape, DType out_dtype, bool weak) {
-  Array out = Array::uninitialized(shape, out_dtype, op_name(Op));
-  if (out.size() == 0) return out.with_weak_type(weak);
-  auto loop = detail::make_strided_loop<3>(
-      shape, {row_major_strides(shape), detail::broadcast_strides(a.shape(), shape),
-              detail::broadcast_strides(b.shape(), shape)});
-  detail::visit_dtype(a.dtype(), [&](auto tag) {
+BinaryKernel binary_kernel_for(DType compute) {
+  return detail::visit_dtype(compute, [](auto tag) -> BinaryKernel {
     using T = decltype(tag);
-    using C = Compute<T>;
-    if constexpr (binary_supported<Op, C>()) {
-      auto fn = [](C x, C y) { return binary_fn<Op, C>(x, y); };
-      if constexpr (binary_kind(Op) == BinaryKind::kCompare) {
-        binary_loop<T, bool>(a.data<T>(), b.data<T>(), out.mutable_data<bool>(), loop, fn);
-      } else {
-        binary_loop<T, T>(a.data<T>(), b.data<T>(), out.mutable_data<T>(), loop, fn);
-      }
-    }
+    if constexpr (binary_supported<Op, Compute<T>>()) return &binary_kernel_of<Op, T>;
+    else return nullptr;
   });
-  return out.with_weak_type(weak);
 }
 
 template <std::size_t... I>
-Array binary_dispatch(BinaryOp op, const Array& a, const Array& b, const Shape& shape, DType out_dtype, bool weak,
-                      std::index_sequence<I...>) {
-  Array out;
-  ((static_cast<BinaryOp>(I) == op
-        ? (out = binary_typed<static_cast<BinaryOp>(I)>(a, b, shape, out_dtype, weak), true)
-        : false) ||
+BinaryKernel binary_kernel_dispatch(BinaryOp op, DType compute, std::index_sequence<I...>) {
+  BinaryKernel k = nullptr;
+  ((static_cast<BinaryOp>(I) == op ? (k = binary_kernel_for<static_cast<BinaryOp>(I)>(compute), true) : false) ||
    ...);
-  return out;
+  return k;
 }
 
-std::string dtypes_of(const Array& a, const Array& b) {
-  return std::string(dtype_name(a.dtype())) + " and " + std::string(dtype_name(b.dtype()));
+template <class T>
+void select_kernel_of(const bool* c, std::int64_t sc, const void* xv, std::int64_t sx, const void* yv,
+                      std::int64_t sy, void* ov, std::int64_t n) {
+  const T* x = static_cast<const T*>(xv);
+  const T* y = static_cast<const T*>(yv);
+  T* out = static_cast<T*>(ov);
+  if (sc == 1 && sx == 1 && sy == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = c[i] ? x[i] : y[i];
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = c[i * sc] ? x[i * sx] : y[i * sy];
+  }
 }
+
+template <class S, class D>
+void convert_kernel_of(const void* xv, std::int64_t sx, void* ov, std::int64_t n) {
+  const S* x = static_cast<const S*>(xv);
+  D* out = static_cast<D*>(ov);
+  if (sx == 0) {
+    std::fill_n(out, n, narrow<D>(widen(x[0])));
+    return;
+  }
+  for (std::int64_t i = 0; i < n; ++i) out[i] = narrow<D>(widen(x[i]));
+}
+
+std::string dtypes_of(DType a, DType b) { return std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)); }
 
 constexpr std::size_t kNumUnaryOps = static_cast<std::size_t>(UnaryOp::kReciprocal) + 1;
 constexpr std::size_t kNumBinaryOps = static_cast<std::size_t>(BinaryOp::kArctan2) + 1;
@@ -399,13 +406,12 @@ std::string_view op_name(BinaryOp op) {
   return "binary";
 }
 
-Array unary(UnaryOp op, const Array& x) {
+namespace detail {
+
+ElementwiseTypes unary_types(UnaryOp op, DType dt, bool weak) {
   const std::string name(op_name(op));
-  check_placement(x, name);
-  DType dt = x.dtype();
   if (dt == DType::kBool && (op == UnaryOp::kNegative || op == UnaryOp::kSign)) {
-    throw_invalid_argument("TypeError", name + ": not supported for bool operands (got bool" +
-                                            shape_to_string(x.shape()) + ")",
+    throw_invalid_argument("TypeError", name + ": not supported for bool operands (got bool)",
                            op == UnaryOp::kNegative ? "use logical_not for booleans, or cast with astype(int32) first"
                                                     : "cast with astype(int32) first");
   }
@@ -415,54 +421,40 @@ Array unary(UnaryOp op, const Array& x) {
                            "bitwise ops are defined on bool and integer dtypes; use logical_not for truth values or "
                            "cast with astype(int32)");
   }
-  Array in = x;
-  if (is_float_only(op) && !is_floating(dt)) in = detail::converted(x, kDefaultFloat, name);
-  if (op == UnaryOp::kSquare && dt == DType::kBool) in = detail::converted(x, kDefaultInt, name);
-  DType out_dtype = is_predicate(op) ? DType::kBool : in.dtype();
-  bool weak = is_predicate(op) ? false : x.weak_type();
-  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
-    Array din = detail::in_placement_memory(in, name);
-    Array out = Array::uninitialized(x.shape(), out_dtype, name);
-    if (out.size() > 0) {
-      ops->unary(detail::placement_device(), op, detail::operand(din), detail::output(out), out.size());
-    }
-    return out.with_weak_type(weak);
-  }
-  return unary_dispatch(op, in, out_dtype, weak, std::make_index_sequence<kNumUnaryOps>{});
+  DType compute = dt;
+  if (is_float_only(op) && !is_floating(dt)) compute = kDefaultFloat;
+  if (op == UnaryOp::kSquare && dt == DType::kBool) compute = kDefaultInt;
+  if (is_predicate(op)) return {compute, DType::kBool, false};
+  return {compute, compute, weak};
 }
 
-Array binary(BinaryOp op, const Array& a, const Array& b) {
+ElementwiseTypes binary_types(BinaryOp op, DType a, bool a_weak, DType b, bool b_weak) {
   const std::string name(op_name(op));
-  check_placement(a, name);
-  check_placement(b, name);
-  Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
-  PromotedType p = promote_weak(a.dtype(), a.weak_type(), b.dtype(), b.weak_type());
-  DType compute = p.dtype;
-  DType out_dtype = p.dtype;
-  bool weak = p.weak;
+  PromotedType p = promote_weak(a, a_weak, b, b_weak);
+  ElementwiseTypes t{p.dtype, p.dtype, p.weak};
   switch (binary_kind(op)) {
     case BinaryKind::kArith:
-      if (op == BinaryOp::kSubtract && compute == DType::kBool) {
+      if (op == BinaryOp::kSubtract && t.compute == DType::kBool) {
         throw_invalid_argument("TypeError", name + ": boolean subtract is not supported (got " + dtypes_of(a, b) + ")",
                                "use logical_xor (or bitwise_xor) for booleans, or cast with astype(int32) first");
       }
       break;
     case BinaryKind::kFloatOnly:
-      if (!is_floating(compute)) compute = out_dtype = kDefaultFloat;
+      if (!is_floating(t.compute)) t.compute = t.out = kDefaultFloat;
       break;
     case BinaryKind::kNumeric:
-      if (compute == DType::kBool) compute = out_dtype = kDefaultInt;
+      if (t.compute == DType::kBool) t.compute = t.out = kDefaultInt;
       break;
     case BinaryKind::kCompare:
-      out_dtype = DType::kBool;
-      weak = false;
+      t.out = DType::kBool;
+      t.weak = false;
       break;
     case BinaryKind::kLogical:
-      compute = out_dtype = DType::kBool;
-      weak = false;
+      t.compute = t.out = DType::kBool;
+      t.weak = false;
       break;
     case BinaryKind::kBitwise:
-      if (is_floating(compute)) {
+      if (is_floating(t.compute)) {
         throw_invalid_argument(
             "TypeError", name + ": requires integer or boolean operands, got " + dtypes_of(a, b),
             "bitwise ops are defined on bool and integer dtypes; cast with astype(int32), or use the logical_* op "
@@ -470,19 +462,106 @@ Array binary(BinaryOp op, const Array& a, const Array& b) {
       }
       break;
   }
-  Array ca = detail::converted(a, compute, name);
-  Array cb = detail::converted(b, compute, name);
+  return t;
+}
+
+ElementwiseTypes select_types(DType x, bool x_weak, DType y, bool y_weak) {
+  PromotedType p = promote_weak(x, x_weak, y, y_weak);
+  return {p.dtype, p.dtype, p.weak};
+}
+
+UnaryKernel unary_kernel(UnaryOp op, DType compute) {
+  return unary_kernel_dispatch(op, compute, std::make_index_sequence<kNumUnaryOps>{});
+}
+
+BinaryKernel binary_kernel(BinaryOp op, DType compute) {
+  return binary_kernel_dispatch(op, compute, std::make_index_sequence<kNumBinaryOps>{});
+}
+
+SelectKernel select_kernel(DType dtype) {
+  return visit_dtype(dtype, [](auto tag) -> SelectKernel { return &select_kernel_of<decltype(tag)>; });
+}
+
+ConvertKernel convert_kernel(DType from, DType to) {
+  return visit_dtype(from, [to](auto src_tag) {
+    return visit_dtype(to, [](auto dst_tag) -> ConvertKernel {
+      return &convert_kernel_of<decltype(src_tag), decltype(dst_tag)>;
+    });
+  });
+}
+
+}  // namespace detail
+
+namespace {
+
+// A contiguous kernel over whole arrays, in parallel chunks.
+template <class Kernel, class... Strides>
+void run_contiguous(std::int64_t n, std::size_t in_size, const void* in, std::size_t out_size, void* out,
+                    Kernel kernel) {
+  detail::parallel_elements(n, [&](std::int64_t b, std::int64_t e) {
+    kernel(static_cast<const std::byte*>(in) + b * static_cast<std::int64_t>(in_size), std::int64_t{1},
+           static_cast<std::byte*>(out) + b * static_cast<std::int64_t>(out_size), e - b);
+  });
+}
+
+}  // namespace
+
+Array unary(UnaryOp op, const Array& x) {
+  const std::string name(op_name(op));
+  check_placement(x, name);
+  const detail::ElementwiseTypes t = detail::unary_types(op, x.dtype(), x.weak_type());
+  Array in = detail::converted(x, t.compute, name);
+  Array out = Array::uninitialized(x.shape(), t.out, name);
+  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+    Array din = detail::in_placement_memory(in, name);
+    if (out.size() > 0) {
+      ops->unary(detail::placement_device(), op, detail::operand(din), detail::output(out), out.size());
+    }
+    return out.with_weak_type(t.weak);
+  }
+  if (out.size() > 0) {
+    run_contiguous(out.size(), dtype_size(t.compute), in.raw_data(), dtype_size(t.out), out.mutable_raw_data(),
+                   detail::unary_kernel(op, t.compute));
+  }
+  return out.with_weak_type(t.weak);
+}
+
+Array binary(BinaryOp op, const Array& a, const Array& b) {
+  const std::string name(op_name(op));
+  check_placement(a, name);
+  check_placement(b, name);
+  Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
+  const detail::ElementwiseTypes t = detail::binary_types(op, a.dtype(), a.weak_type(), b.dtype(), b.weak_type());
+  Array ca = detail::converted(a, t.compute, name);
+  Array cb = detail::converted(b, t.compute, name);
+  Array out = Array::uninitialized(shape, t.out, name);
   if (detail::DeviceOps* ops = detail::placement_ops(name)) {
     Array da = detail::in_placement_memory(ca, name);
     Array db = detail::in_placement_memory(cb, name);
-    Array out = Array::uninitialized(shape, out_dtype, name);
     if (out.size() > 0) {
       ops->binary(detail::placement_device(), op, detail::operand(da), detail::broadcast_strides(da.shape(), shape),
                   detail::operand(db), detail::broadcast_strides(db.shape(), shape), detail::output(out), shape);
     }
-    return out.with_weak_type(weak);
+    return out.with_weak_type(t.weak);
   }
-  return binary_dispatch(op, ca, cb, shape, out_dtype, weak, std::make_index_sequence<kNumBinaryOps>{});
+  if (out.size() == 0) return out.with_weak_type(t.weak);
+  auto loop = detail::make_strided_loop<3>(
+      shape, {row_major_strides(shape), detail::broadcast_strides(ca.shape(), shape),
+              detail::broadcast_strides(cb.shape(), shape)});
+  const detail::BinaryKernel kernel = detail::binary_kernel(op, t.compute);
+  const auto in_size = static_cast<std::int64_t>(dtype_size(t.compute));
+  const auto out_size = static_cast<std::int64_t>(dtype_size(t.out));
+  const auto* pa = static_cast<const std::byte*>(ca.raw_data());
+  const auto* pb = static_cast<const std::byte*>(cb.raw_data());
+  auto* po = static_cast<std::byte*>(out.mutable_raw_data());
+  detail::parallel_elements(loop.size, [&](std::int64_t begin, std::int64_t end) {
+    detail::walk_strided<3>(
+        loop, {0, 0, 0}, begin, end,
+        [&](const std::array<std::int64_t, 3>& off, std::int64_t n, const std::array<std::int64_t, 3>& s) {
+          kernel(pa + off[1] * in_size, s[1], pb + off[2] * in_size, s[2], po + off[0] * out_size, n);
+        });
+  });
+  return out.with_weak_type(t.weak);
 }
 
 Array where(const Array& cond, const Array& x, const Array& y) {
@@ -497,12 +576,12 @@ Array where(const Array& cond, const Array& x, const Array& y) {
                                    shape_to_string(x.shape()) + ", " + shape_to_string(y.shape()),
                       "each trailing dimension must be equal or 1 across the three operands");
   }
-  PromotedType p = promote_weak(x.dtype(), x.weak_type(), y.dtype(), y.weak_type());
+  const detail::ElementwiseTypes t = detail::select_types(x.dtype(), x.weak_type(), y.dtype(), y.weak_type());
   Array c = detail::converted(cond, DType::kBool, "where");
-  Array cx = detail::converted(x, p.dtype, "where");
-  Array cy = detail::converted(y, p.dtype, "where");
-  Array out = Array::uninitialized(shape, p.dtype, "where");
-  if (out.size() == 0) return out.with_weak_type(p.weak);
+  Array cx = detail::converted(x, t.compute, "where");
+  Array cy = detail::converted(y, t.compute, "where");
+  Array out = Array::uninitialized(shape, t.out, "where");
+  if (out.size() == 0) return out.with_weak_type(t.weak);
   if (detail::DeviceOps* ops = detail::placement_ops("where")) {
     Array dc = detail::in_placement_memory(c, "where");
     Array dx = detail::in_placement_memory(cx, "where");
@@ -510,28 +589,25 @@ Array where(const Array& cond, const Array& x, const Array& y) {
     ops->where(detail::placement_device(), detail::operand(dc), detail::broadcast_strides(dc.shape(), shape),
                detail::operand(dx), detail::broadcast_strides(dx.shape(), shape), detail::operand(dy),
                detail::broadcast_strides(dy.shape(), shape), detail::output(out), shape);
-    return out.with_weak_type(p.weak);
+    return out.with_weak_type(t.weak);
   }
   auto loop = detail::make_strided_loop<4>(
       shape, {row_major_strides(shape), detail::broadcast_strides(c.shape(), shape),
               detail::broadcast_strides(cx.shape(), shape), detail::broadcast_strides(cy.shape(), shape)});
-  detail::visit_dtype(p.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    const bool* pc = c.data<bool>();
-    const T* px = cx.data<T>();
-    const T* py = cy.data<T>();
-    T* po = out.mutable_data<T>();
-    detail::parallel_elements(loop.size, [&](std::int64_t begin, std::int64_t end) {
-      detail::walk_strided<4>(
-          loop, {0, 0, 0, 0}, begin, end,
-          [&](const std::array<std::int64_t, 4>& off, std::int64_t n, const std::array<std::int64_t, 4>& s) {
-            for (std::int64_t i = 0; i < n; ++i) {
-              po[off[0] + i] = pc[off[1] + i * s[1]] ? px[off[2] + i * s[2]] : py[off[3] + i * s[3]];
-            }
-          });
-    });
+  const detail::SelectKernel kernel = detail::select_kernel(t.compute);
+  const auto size = static_cast<std::int64_t>(dtype_size(t.compute));
+  const bool* pc = c.data<bool>();
+  const auto* px = static_cast<const std::byte*>(cx.raw_data());
+  const auto* py = static_cast<const std::byte*>(cy.raw_data());
+  auto* po = static_cast<std::byte*>(out.mutable_raw_data());
+  detail::parallel_elements(loop.size, [&](std::int64_t begin, std::int64_t end) {
+    detail::walk_strided<4>(
+        loop, {0, 0, 0, 0}, begin, end,
+        [&](const std::array<std::int64_t, 4>& off, std::int64_t n, const std::array<std::int64_t, 4>& s) {
+          kernel(pc + off[1], s[1], px + off[2] * size, s[2], py + off[3] * size, s[3], po + off[0] * size, n);
+        });
   });
-  return out.with_weak_type(p.weak);
+  return out.with_weak_type(t.weak);
 }
 
 Array clip(const Array& x, const Array& lo, const Array& hi) {
@@ -554,17 +630,10 @@ Array astype(const Array& x, DType dtype) {
     if (n > 0) ops->astype(detail::placement_device(), detail::operand(dx), detail::output(out), n);
     return out;
   }
-  detail::visit_dtype(x.dtype(), [&](auto src_tag) {
-    using S = decltype(src_tag);
-    detail::visit_dtype(dtype, [&](auto dst_tag) {
-      using D = decltype(dst_tag);
-      const S* in = x.data<S>();
-      D* o = out.mutable_data<D>();
-      detail::parallel_elements(n, [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i) o[i] = narrow<D>(widen(in[i]));
-      });
-    });
-  });
+  if (n > 0) {
+    run_contiguous(n, dtype_size(x.dtype()), x.raw_data(), dtype_size(dtype), out.mutable_raw_data(),
+                   detail::convert_kernel(x.dtype(), dtype));
+  }
   return out;
 }
 
