@@ -35,7 +35,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("cli::processes: one process is the plain run; the launcher runs N and marks their output", "[cli]") {
+TEST_CASE("cli::processes: one process is the plain run, the launcher runs N and marks their output", "[cli]") {
   // spmd test judges the processes together: rank 0's deadlock decides.
   {
     Subprocess t({SPMD_BIN_PATH, "test", kSkipOnProcessOne});
@@ -67,7 +67,7 @@ TEST_CASE("cli::processes: one process is the plain run; the launcher runs N and
   REQUIRE(has(p.err(), "spmd: 2 processes exited with [3, 0]\n"));
 }
 
-TEST_CASE("cli::processes: each rank started by hand with a shared store; a shape mismatch stops both", "[cli]") {
+TEST_CASE("cli::processes: each rank started by hand with a shared store, a shape mismatch stops both", "[cli]") {
   std::string path = write_temp_scenario("cli-processes", "shape.py", kShapeByProcess);
   auto store = std::filesystem::temp_directory_path() / ("cli-processes-store-" + std::to_string(::getpid()));
   std::filesystem::remove_all(store);
@@ -249,7 +249,7 @@ out = jax.pmap(inner, axis_name='d')(jnp.ones((2, 2)))
   }
 }
 
-TEST_CASE("cli::processes: each process traces to its own file; replaying them together finds the deadlock", "[cli]") {
+TEST_CASE("cli::processes: each process traces to its own file, replaying them together finds the deadlock", "[cli]") {
   std::string path = write_temp_scenario("cli-processes", "traced_skip.py", kLocalSkipOnProcessOne);
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const std::string t0 = dir + "/run.process0.jsonl", t1 = dir + "/run.process1.jsonl";

@@ -21,7 +21,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 }  // namespace
 
-TEST_CASE("cpython: pmap traces once per signature; make_jaxpr prints JAX's text", "[cli][cpython]") {
+TEST_CASE("cpython: pmap traces once per signature, make_jaxpr prints JAX's text", "[cli][cpython]") {
   RunOutcome o = run_python("trace_once.py", R"(import jax
 import jax.numpy as jnp
 from jax import lax
@@ -105,7 +105,7 @@ TEST_CASE("cpython: a missing import names the line to add", "[cli][cpython]") {
   REQUIRE(o.report->hint == "add `from jax import lax` at the top of the program");
 }
 
-TEST_CASE("cpython: under disable_jit each device runs Python; a skipped psum is still a deadlock", "[cli][cpython]") {
+TEST_CASE("cpython: under disable_jit each device runs Python, a skipped psum is still a deadlock", "[cli][cpython]") {
   RunOutcome o = run_python("eager_deadlock.py", R"(import jax
 import jax.numpy as jnp
 from jax import lax
@@ -150,7 +150,7 @@ with jax.disable_jit():
   REQUIRE(o.report->where.line == 7);
 }
 
-TEST_CASE("cpython: the program's XLA_FLAGS device count is honoured; --devices wins and says so", "[cli][cpython]") {
+TEST_CASE("cpython: the program's XLA_FLAGS device count is honoured, --devices wins and says so", "[cli][cpython]") {
   const char* program = R"(import os
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=3"
 import jax

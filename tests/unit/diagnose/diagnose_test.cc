@@ -295,7 +295,7 @@ std::string call(const std::string& prefix, const std::string& op, int op_count,
 
 }  // namespace
 
-TEST_CASE("diagnose: a line two processes wrote at once goes to the last prefix; a bare call line to its comm's owner",
+TEST_CASE("diagnose: a line two processes wrote at once goes to the last prefix, a bare call line to its comm's owner",
           "[diagnose]") {
   spmd::testing::TempDir dir("spmd-diagnose");
   const std::string path = write(dir, "mixed.log",
@@ -319,7 +319,7 @@ TEST_CASE("diagnose: logs without commId (NCCL before 2.18) match each process's
   CHECK(any_detail(r, "the set-up lines carry no commId (NCCL before 2.18)"));
 }
 
-TEST_CASE("diagnose: a send/recv exchange in one group completes; a receive never posted hangs", "[diagnose]") {
+TEST_CASE("diagnose: a send/recv exchange in one group completes, a receive never posted hangs", "[diagnose]") {
   spmd::testing::TempDir dir("spmd-diagnose");
   const std::string setup = init(1, 0, 2, "0xa", "0x5") + init(2, 1, 2, "0xb", "0x5");
   const std::string r0 = call("h:1:1 [0] NCCL INFO ", "Send", 0, 64, 1, "0xa", 2) +

@@ -13,7 +13,7 @@ using spmd::dist::FileStore;
 
 using spmd::testing::TempDir;
 
-TEST_CASE("dist::FileStore: values round-trip whole, binary included; unknown keys are empty", "[dist]") {
+TEST_CASE("dist::FileStore: values round-trip whole, binary included, unknown keys are empty", "[dist]") {
   TempDir tmp;
   FileStore store(tmp.path + "/a/b");  // parents are created
   REQUIRE(store.get("state.0") == std::nullopt);

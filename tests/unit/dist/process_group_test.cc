@@ -287,7 +287,7 @@ TEST_CASE("dist::ProcessGroup: waiting for a rank that never joined says so once
   g.fail("interrupted");
 }
 
-TEST_CASE("dist::ProcessGroup: exchange gives every member each member's bytes; a member that ends first stops it",
+TEST_CASE("dist::ProcessGroup: exchange gives every member each member's bytes, a member that ends first stops it",
           "[dist]") {
   auto ok = run_ranks(3, [](ProcessGroup& g) {
     g.check_collective(sig(CollectiveKind::kPsum, {4}, 10), kAll3);

@@ -94,7 +94,7 @@ TEST_CASE("program::execute: on the host, equations run in order over concrete a
   REQUIRE_THROWS_AS(execute(*p, std::vector<Array>{f32({1, 2}, {2})}), InvalidArgument);
 }
 
-TEST_CASE("program::pmap: every device runs the program; collectives meet at the rendezvous", "[program]") {
+TEST_CASE("program::pmap: every device runs the program, collectives meet at the rendezvous", "[program]") {
   Runtime rt({.devices = 4});
   set_default_runtime(&rt);
   PmapOptions o;

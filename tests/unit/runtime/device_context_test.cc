@@ -97,7 +97,7 @@ TEST_CASE("runtime::DeviceContext: a transition the life cycle does not have is 
   REQUIRE(d.state() == DeviceState::kFinished);
 }
 
-TEST_CASE("runtime::DeviceContext: the first stop reason stands; a parked device says what it was parked at",
+TEST_CASE("runtime::DeviceContext: the first stop reason stands, a parked device says what it was parked at",
           "[runtime][lifecycle]") {
   Fixture f;
   DeviceContext& waiting = f.device(0);
@@ -118,7 +118,7 @@ TEST_CASE("runtime::DeviceContext: the first stop reason stands; a parked device
   REQUIRE(fresh.end_detail() == "stopped before it ran");
 }
 
-TEST_CASE("runtime::DeviceContext: a breakpoint's values go when it is left; a raised error keeps its line",
+TEST_CASE("runtime::DeviceContext: a breakpoint's values go when it is left, a raised error keeps its line",
           "[runtime][lifecycle]") {
   Fixture f;
   DeviceContext& d = f.device(0);
