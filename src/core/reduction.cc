@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -416,5 +418,43 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
 
 Array cumsum(const Array& x, std::optional<int> axis) { return cumulative(false, x, axis); }
 Array cumprod(const Array& x, std::optional<int> axis) { return cumulative(true, x, axis); }
+
+bool slices_equal(const Array& x, int axis) {
+  const int rank = static_cast<int>(x.shape().size());
+  axis = normalize_axis(axis, rank, "slices_equal");
+  Array h = x.to_host();
+  const auto size = static_cast<std::int64_t>(dtype_size(h.dtype()));
+  std::int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= h.shape()[static_cast<std::size_t>(d)];
+  for (int d = axis + 1; d < rank; ++d) inner *= h.shape()[static_cast<std::size_t>(d)];
+  const std::int64_t n = h.shape()[static_cast<std::size_t>(axis)];
+  const auto* base = static_cast<const std::byte*>(h.raw_data());
+  auto same = [&](const std::byte* a, const std::byte* b) {
+    if (std::memcmp(a, b, static_cast<std::size_t>(inner * size)) == 0) return true;
+    // Bytes differ: equal values still may (signed zeros, nan payloads).
+    return detail::visit_dtype(h.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = reinterpret_cast<const T*>(a);
+      const T* pb = reinterpret_cast<const T*>(b);
+      for (std::int64_t i = 0; i < inner; ++i) {
+        auto va = widen(pa[i]);
+        auto vb = widen(pb[i]);
+        if (va == vb) continue;
+        if constexpr (std::is_floating_point_v<decltype(va)>) {
+          if (std::isnan(va) && std::isnan(vb)) continue;
+        }
+        return false;
+      }
+      return true;
+    });
+  };
+  for (std::int64_t o = 0; o < outer; ++o) {
+    const std::byte* first = base + o * n * inner * size;
+    for (std::int64_t k = 1; k < n; ++k) {
+      if (!same(first, first + k * inner * size)) return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace spmd

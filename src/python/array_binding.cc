@@ -7,6 +7,7 @@
 
 #include "python/bindings.h"
 #include "spmd/core/format.h"
+#include "spmd/core/reduction.h"
 #include "spmd/error.h"
 
 namespace spmd::python {
@@ -62,6 +63,8 @@ void bind_arrays(py::module_& m) {
   py::class_<Array>(m, "Array", "a concrete array on the host or one simulated device")
       .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("weak_type") = false)
       .def("to_numpy", &to_numpy)
+      .def("slices_equal", &slices_equal, py::arg("axis"),
+           "every slice along axis equals the first (numpy's array_equal with equal_nan=True)")
       .def_property_readonly("shape", [](const Array& a) { return py::tuple(py::cast(a.shape())); })
       .def_property_readonly("dtype", [](const Array& a) { return std::string(dtype_name(a.dtype())); })
       .def_property_readonly("weak_type", &Array::weak_type)

@@ -49,4 +49,10 @@ inline Array min(const Array& x, std::optional<std::vector<int>> axes = std::nul
 Array cumsum(const Array& x, std::optional<int> axis = std::nullopt);
 Array cumprod(const Array& x, std::optional<int> axis = std::nullopt);
 
+/// True when every slice of `x` along `axis` equals the first one, as
+/// numpy's array_equal(equal_nan=True) compares (0.0 == -0.0, any nan equals
+/// any nan). Stops at the first difference: a device-varying array costs a
+/// few comparisons, a replicated one a single pass.
+bool slices_equal(const Array& x, int axis);
+
 }  // namespace spmd

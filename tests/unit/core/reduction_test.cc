@@ -186,3 +186,15 @@ TEST_CASE("core::reduction: cumsum and cumprod scan one axis", "[reduction]") {
   REQUIRE(cumsum(zeros({0, 2}), 0).shape() == Shape{0, 2});
   REQUIRE(error_of([&] { cumsum(m, 2); }).kind == "AxisError");
 }
+
+TEST_CASE("core::slices_equal: numpy's array_equal(equal_nan=True) along an axis", "[core]") {
+  const double nan = std::nan("");
+  CHECK(slices_equal(arr({1, 2, 1, 2, 1, 2}, DType::kFloat32, {3, 2}), 0));
+  CHECK_FALSE(slices_equal(arr({1, 2, 1, 2, 1, 3}, DType::kFloat32, {3, 2}), 0));
+  CHECK_FALSE(slices_equal(arr({1, 2, 1, 2, 1, 2}, DType::kFloat32, {3, 2}), 1));
+  CHECK(slices_equal(arr({1, 1, 2, 2, 3, 3}, DType::kFloat32, {3, 2}), 1));
+  CHECK(slices_equal(arr({0.0, nan, -0.0, nan}, DType::kFloat32, {2, 2}), 0));  // -0 == 0, nan == nan
+  CHECK(slices_equal(iarr({7, 7, 7}, DType::kInt64), 0));
+  CHECK(slices_equal(arr({5}, DType::kFloat32, {1}), 0));
+  CHECK(slices_equal(arr({}, DType::kFloat32, {0, 3}), 0));
+}
