@@ -2,6 +2,10 @@
 
 #include "spmd/program/executor.h"
 
+#include <optional>
+
+#include "program/execution_plan.h"
+#include "program/fusion.h"
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"
 #include "spmd/program/primitive.h"
@@ -28,13 +32,35 @@ std::vector<Array> execute(const Program& p, std::span<const Array> args) {
     return a.is_literal() ? a.literal : env[static_cast<std::size_t>(a.var)];
   };
   std::vector<Array> in;
-  for (const Equation& eq : p.equations()) {
+  auto run_equation = [&](const Equation& eq) {
     set_current_location(eq.loc);
     count_steps(1);
     in.clear();
     for (const Atom& a : eq.inputs) in.push_back(value(a));
     std::vector<Array> out = apply(*eq.primitive, in, eq.params, eq.loc);
     for (std::size_t k = 0; k < eq.outputs.size(); ++k) env[static_cast<std::size_t>(eq.outputs[k])] = std::move(out[k]);
+  };
+  for (const PlanStep& step : p.plan().steps) {
+    const Equation& first = p.equations()[static_cast<std::size_t>(step.first_equation)];
+    std::optional<std::vector<Array>> fused;
+    if (step.fused) {
+      set_current_location(first.loc);
+      in.clear();
+      for (const Atom& a : step.fused->inputs()) in.push_back(value(a));
+      fused = step.fused->chain().run(
+          in, [&](std::size_t k) { set_current_location(step.fused->output_locs()[k]); });
+    }
+    if (fused) {
+      count_steps(static_cast<std::uint64_t>(step.equation_count));
+      for (std::size_t k = 0; k < fused->size(); ++k) {
+        env[static_cast<std::size_t>(step.fused->outputs()[k])] = std::move((*fused)[k]);
+      }
+    } else {
+      // One equation, or a chain on a device whose arrays live in device
+      // memory: its equations run one at a time.
+      for (int e = 0; e < step.equation_count; ++e) run_equation((&first)[e]);
+    }
+    for (Var v : step.release) env[static_cast<std::size_t>(v)] = Array();
   }
   std::vector<Array> result;
   result.reserve(p.outputs().size());

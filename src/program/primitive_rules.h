@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "spmd/core/elementwise.h"
 #include "spmd/program/primitive.h"
 
 namespace spmd::program::rules {
@@ -15,6 +16,10 @@ namespace spmd::program::rules {
 /// TypeError "<primitive>: <message>": a primitive's operands or parameters
 /// do not fit it (abstract evaluation's error, as JAX raises at trace time).
 [[noreturn]] void type_error(const Primitive& p, const std::string& message);
+
+/// The kernel op of a binary primitive on operands of dtype `a`: and/or/xor
+/// are logical on booleans and bitwise on integers, as in lax.
+BinaryOp binary_op_for(const Primitive& p, DType a);
 
 // sort(*operands; dimension, num_keys): every operand reordered along
 // `dimension` by the first operand's values, stably (lax.sort).

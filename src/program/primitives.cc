@@ -72,26 +72,15 @@ Arrays unary_impl(const Primitive& p, std::span<const Array> in, const Params&, 
   return {unary(static_cast<UnaryOp>(p.op), in[0])};
 }
 
-// and/or/xor/not are logical on booleans and bitwise on integers, as in lax.
-BinaryOp binary_op_for(const Primitive& p, DType a) {
-  auto op = static_cast<BinaryOp>(p.op);
-  if (a == DType::kBool) {
-    if (op == BinaryOp::kBitwiseAnd) return BinaryOp::kLogicalAnd;
-    if (op == BinaryOp::kBitwiseOr) return BinaryOp::kLogicalOr;
-    if (op == BinaryOp::kBitwiseXor) return BinaryOp::kLogicalXor;
-  }
-  return op;
-}
-
 Avals binary_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
   require_arity(p, in.size(), 2);
   Shape shape = broadcast_shapes(in[0].shape, in[1].shape, p.name);
-  Aval r = Aval::of(binary(binary_op_for(p, in[0].dtype), probe(in[0]), probe(in[1])));
+  Aval r = Aval::of(binary(rules::binary_op_for(p, in[0].dtype), probe(in[0]), probe(in[1])));
   r.shape = std::move(shape);
   return {r};
 }
 Arrays binary_impl(const Primitive& p, std::span<const Array> in, const Params&, SourceLoc) {
-  return {binary(binary_op_for(p, in[0].dtype()), in[0], in[1])};
+  return {binary(rules::binary_op_for(p, in[0].dtype()), in[0], in[1])};
 }
 
 // select_n(pred, on_false, on_true), lax's operand order.
@@ -824,9 +813,8 @@ Arrays pmap_impl(const Primitive& p, std::span<const Array> in, const Params& pa
 
 std::map<std::string, Primitive, std::less<>> build_registry() {
   std::map<std::string, Primitive, std::less<>> r;
-  auto add = [&](std::string name, Primitive::AbstractEval a, Primitive::Impl i, int op = 0) {
-    r[name] = Primitive{name, a, i, op};
-  };
+  auto add = [&](std::string name, Primitive::AbstractEval a, Primitive::Impl i, int op = 0,
+                 Fusion fusion = Fusion::kNone) { r[name] = Primitive{name, a, i, op, fusion}; };
   const std::pair<const char*, UnaryOp> unaries[] = {
       {"neg", UnaryOp::kNegative},     {"abs", UnaryOp::kAbs},         {"sign", UnaryOp::kSign},
       {"exp", UnaryOp::kExp},          {"log", UnaryOp::kLog},         {"log1p", UnaryOp::kLog1p},
@@ -839,7 +827,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
       {"is_nan", UnaryOp::kIsNan},     {"is_inf", UnaryOp::kIsInf},    {"is_finite", UnaryOp::kIsFinite},
       {"reciprocal", UnaryOp::kReciprocal},
   };
-  for (auto [name, op] : unaries) add(name, unary_abstract, unary_impl, static_cast<int>(op));
+  for (auto [name, op] : unaries) add(name, unary_abstract, unary_impl, static_cast<int>(op), Fusion::kUnary);
   const std::pair<const char*, BinaryOp> binaries[] = {
       {"add", BinaryOp::kAdd},       {"sub", BinaryOp::kSubtract},     {"mul", BinaryOp::kMultiply},
       {"div", BinaryOp::kDivide},    {"floor_div", BinaryOp::kFloorDivide}, {"rem", BinaryOp::kRemainder},
@@ -849,9 +837,9 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
       {"and", BinaryOp::kBitwiseAnd}, {"or", BinaryOp::kBitwiseOr},    {"xor", BinaryOp::kBitwiseXor},
       {"atan2", BinaryOp::kArctan2},
   };
-  for (auto [name, op] : binaries) add(name, binary_abstract, binary_impl, static_cast<int>(op));
-  add("select_n", select_abstract, select_impl);
-  add("convert_element_type", convert_abstract, convert_impl);
+  for (auto [name, op] : binaries) add(name, binary_abstract, binary_impl, static_cast<int>(op), Fusion::kBinary);
+  add("select_n", select_abstract, select_impl, 0, Fusion::kSelect);
+  add("convert_element_type", convert_abstract, convert_impl, 0, Fusion::kConvert);
   const std::pair<const char*, ReduceOp> reductions[] = {
       {"reduce_sum", ReduceOp::kSum}, {"reduce_prod", ReduceOp::kProd}, {"reduce_max", ReduceOp::kMax},
       {"reduce_min", ReduceOp::kMin}, {"reduce_or", ReduceOp::kAny},    {"reduce_and", ReduceOp::kAll},
@@ -860,7 +848,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   for (auto [name, op] : reductions) add(name, reduce_abstract, reduce_impl, static_cast<int>(op));
   add("reshape", reshape_abstract, reshape_impl);
   add("transpose", transpose_abstract, transpose_impl);
-  add("broadcast_in_dim", broadcast_abstract, broadcast_impl);
+  add("broadcast_in_dim", broadcast_abstract, broadcast_impl, 0, Fusion::kBroadcast);
   add("concatenate", concatenate_abstract, concatenate_impl);
   add("matmul", matmul_abstract, matmul_impl);
   add("index", index_abstract, index_impl);
@@ -910,6 +898,17 @@ const std::map<std::string, Primitive, std::less<>>& registry() {
 }
 
 }  // namespace
+
+// and/or/xor/not are logical on booleans and bitwise on integers, as in lax.
+BinaryOp rules::binary_op_for(const Primitive& p, DType a) {
+  auto op = static_cast<BinaryOp>(p.op);
+  if (a == DType::kBool) {
+    if (op == BinaryOp::kBitwiseAnd) return BinaryOp::kLogicalAnd;
+    if (op == BinaryOp::kBitwiseOr) return BinaryOp::kLogicalOr;
+    if (op == BinaryOp::kBitwiseXor) return BinaryOp::kLogicalXor;
+  }
+  return op;
+}
 
 const Primitive& find_primitive(std::string_view name) {
   auto it = registry().find(name);

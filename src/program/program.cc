@@ -6,6 +6,7 @@
 
 #include "spmd/core/format.h"
 #include "spmd/error.h"
+#include "program/execution_plan.h"
 #include "spmd/program/primitive.h"
 
 namespace spmd::program {
@@ -85,6 +86,7 @@ std::vector<int> ProgramBuilder::input_dependencies(Var v) const {
 void ProgramBuilder::set_outputs(std::vector<Atom> outputs) { program_->outputs_ = std::move(outputs); }
 
 ProgramRef ProgramBuilder::finish() {
+  program_->plan_ = std::make_shared<const ExecutionPlan>(make_execution_plan(*program_));
   ProgramRef done = std::move(program_);
   program_ = std::make_shared<Program>();
   return done;

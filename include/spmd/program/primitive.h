@@ -18,6 +18,10 @@
 
 namespace spmd::program {
 
+/// What the executor may fuse a primitive into: a chain of elementwise ops
+/// over one shape runs as one pass over memory (see executor.h).
+enum class Fusion { kNone, kUnary, kBinary, kSelect, kConvert, kBroadcast };
+
 struct Primitive {
   using AbstractEval = std::vector<Aval> (*)(const Primitive& self, std::span<const Aval> in, const Params& params,
                                              const AxisEnv& axes);
@@ -27,6 +31,7 @@ struct Primitive {
   AbstractEval abstract_eval = nullptr;
   Impl impl = nullptr;
   int op = 0;  ///< the kernel's op code (UnaryOp, BinaryOp, ReduceOp) where one implementation serves several
+  Fusion fusion = Fusion::kNone;
 };
 
 /// The primitive called `name`; throws ProgramError kind "NotImplementedError"

@@ -57,6 +57,7 @@ struct Atom {
 };
 
 class Program;
+struct ExecutionPlan;
 using ProgramRef = std::shared_ptr<const Program>;
 
 /// A parameter of an equation (axis names, axes, a branch program, ...).
@@ -118,6 +119,9 @@ class Program {
   std::vector<Aval> input_avals() const;
   std::vector<Aval> output_avals() const;
   Aval aval_of(const Atom& a) const { return a.is_literal() ? Aval::of(a.literal) : aval(a.var); }
+  /// How the executor runs it (steps, fused chains, when values die); made
+  /// by ProgramBuilder::finish.
+  const ExecutionPlan& plan() const { return *plan_; }
 
  private:
   friend class ProgramBuilder;
@@ -125,6 +129,7 @@ class Program {
   std::vector<Var> inputs_;
   std::vector<Atom> outputs_;
   std::vector<Equation> equations_;
+  std::shared_ptr<const ExecutionPlan> plan_;
 };
 
 /// What abstract evaluation may consult besides the operands: the axes that

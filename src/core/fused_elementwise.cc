@@ -1,0 +1,293 @@
+// Elementwise ops of a chain are cheap next to the memory traffic of running
+// them one array at a time; a block of kBlock elements passes through all of
+// them while it is in cache. See fused_elementwise.h.
+
+#include "core/fused_elementwise.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "core/device_ops.h"
+#include "core/parallel.h"
+#include "spmd/error.h"
+
+namespace spmd::detail {
+
+namespace {
+
+constexpr std::int64_t kSlotBytes = ElementwiseChain::kBlock * 8;  // widest dtype
+
+void copy_strided(std::size_t size, const std::byte* src, std::int64_t stride, std::byte* dst, std::int64_t n) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = reinterpret_cast<const T*>(src);
+    T* d = reinterpret_cast<T*>(dst);
+    if (stride == 1) {
+      std::memcpy(d, s, static_cast<std::size_t>(n) * sizeof(T));
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) d[i] = s[i * stride];
+    }
+  };
+  switch (size) {
+    case 1: run(std::uint8_t{}); break;
+    case 2: run(std::uint16_t{}); break;
+    case 4: run(std::uint32_t{}); break;
+    default: run(std::uint64_t{}); break;
+  }
+}
+
+[[noreturn]] void chain_bug(const std::string& what) {
+  throw std::logic_error("ElementwiseChain: " + what);
+}
+
+}  // namespace
+
+ElementwiseChain::Value ElementwiseChain::input(const Shape& view, DType dtype, bool weak) {
+  if (finished_) chain_bug("input() after finish()");
+  const Shape broadcast = broadcast_shapes(view, shape_, "fused elementwise chain");
+  if (broadcast != shape_) chain_bug("an input of shape " + shape_to_string(view) + " is larger than the chain");
+  Input in;
+  in.view = view;
+  const bool uniform = num_elements(view) == 1;
+  in.full = !uniform && view == shape_;
+  in.gather = !uniform && !in.full;
+  inputs_.push_back(std::move(in));
+  values_.push_back(ValueInfo{dtype, weak, uniform, static_cast<int>(inputs_.size()) - 1});
+  return static_cast<Value>(values_.size()) - 1;
+}
+
+void ElementwiseChain::note_use(Value v, const std::string& op) {
+  const ValueInfo& vi = info(v);
+  if (vi.input >= 0 && inputs_[static_cast<std::size_t>(vi.input)].used_by.empty()) {
+    inputs_[static_cast<std::size_t>(vi.input)].used_by = op;
+  }
+}
+
+ElementwiseChain::Value ElementwiseChain::add_step(Step step, DType dtype, bool weak) {
+  if (finished_) chain_bug("an op after finish()");
+  bool uniform = true;
+  for (Value v : step.operands) {
+    if (v < 0) continue;
+    uniform = uniform && info(v).uniform;
+    note_use(v, step.name);
+  }
+  values_.push_back(ValueInfo{dtype, weak, uniform});
+  step.result = static_cast<Value>(values_.size()) - 1;
+  steps_.push_back(std::move(step));
+  return steps_.back().result;
+}
+
+ElementwiseChain::Value ElementwiseChain::as_dtype(Value v, DType dtype, const std::string& op) {
+  if (info(v).dtype == dtype) return v;
+  Step s;
+  s.kind = Kind::kConvert;
+  s.operands[0] = v;
+  s.convert = convert_kernel(info(v).dtype, dtype);
+  s.name = op;
+  return add_step(std::move(s), dtype, info(v).weak);
+}
+
+ElementwiseChain::Value ElementwiseChain::unary(UnaryOp op, Value x) {
+  const std::string name(op_name(op));
+  const ElementwiseTypes t = unary_types(op, info(x).dtype, info(x).weak);
+  Step s;
+  s.kind = Kind::kUnary;
+  s.operands[0] = as_dtype(x, t.compute, name);
+  s.unary = unary_kernel(op, t.compute);
+  s.name = name;
+  return add_step(std::move(s), t.out, t.weak);
+}
+
+ElementwiseChain::Value ElementwiseChain::binary(BinaryOp op, Value a, Value b) {
+  const std::string name(op_name(op));
+  const ElementwiseTypes t = binary_types(op, info(a).dtype, info(a).weak, info(b).dtype, info(b).weak);
+  Step s;
+  s.kind = Kind::kBinary;
+  s.operands[0] = as_dtype(a, t.compute, name);
+  s.operands[1] = as_dtype(b, t.compute, name);
+  s.binary = binary_kernel(op, t.compute);
+  s.name = name;
+  return add_step(std::move(s), t.out, t.weak);
+}
+
+ElementwiseChain::Value ElementwiseChain::select(Value cond, Value on_true, Value on_false) {
+  const ElementwiseTypes t = select_types(info(on_true).dtype, info(on_true).weak, info(on_false).dtype,
+                                          info(on_false).weak);
+  Step s;
+  s.kind = Kind::kSelect;
+  s.operands[0] = as_dtype(cond, DType::kBool, "where");
+  s.operands[1] = as_dtype(on_true, t.compute, "where");
+  s.operands[2] = as_dtype(on_false, t.compute, "where");
+  s.select = select_kernel(t.compute);
+  s.name = "where";
+  return add_step(std::move(s), t.out, t.weak);
+}
+
+ElementwiseChain::Value ElementwiseChain::convert(Value x, DType dtype, bool weak) {
+  if (info(x).dtype == dtype && info(x).weak == weak) return x;
+  Step s;
+  s.kind = Kind::kConvert;
+  s.operands[0] = x;
+  s.convert = convert_kernel(info(x).dtype, dtype);
+  s.name = "astype";
+  return add_step(std::move(s), dtype, weak);
+}
+
+void ElementwiseChain::output(Value v) {
+  if (finished_) chain_bug("output() after finish()");
+  if (info(v).input >= 0 || info(v).output >= 0) {
+    // An input passed through (an identity broadcast), or one value under
+    // two names: each output is an array of its own, as unfused ops make.
+    Step copy;
+    copy.kind = Kind::kConvert;
+    copy.operands[0] = v;
+    copy.convert = convert_kernel(info(v).dtype, info(v).dtype);
+    copy.name = "copy";
+    v = add_step(std::move(copy), info(v).dtype, info(v).weak);
+  }
+  ValueInfo& vi = values_.at(static_cast<std::size_t>(v));
+  vi.output = static_cast<int>(outputs_.size());
+  outputs_.push_back(v);
+}
+
+void ElementwiseChain::finish() {
+  if (finished_) chain_bug("finish() twice");
+  finished_ = true;
+  // A gathered input keeps its slot for the whole block.
+  for (std::size_t v = 0; v < values_.size(); ++v) {
+    ValueInfo& vi = values_[v];
+    if (vi.input < 0) continue;
+    Input& in = inputs_[static_cast<std::size_t>(vi.input)];
+    if (!in.gather) continue;
+    in.loop = make_strided_loop<2>(shape_, {row_major_strides(shape_), broadcast_strides(in.view, shape_)});
+    vi.slot = slot_count_++;
+    gathered_.push_back(static_cast<Value>(v));
+  }
+  // Computed values that are not outputs live in slots from their step to
+  // their last reader. A result never shares its operands' slot: the
+  // kernels' loops vectorize only when they see no overlap.
+  std::vector<int> last_use(values_.size(), -1);
+  for (std::size_t k = 0; k < steps_.size(); ++k) {
+    for (Value v : steps_[k].operands) {
+      if (v >= 0) last_use[static_cast<std::size_t>(v)] = static_cast<int>(k);
+    }
+  }
+  std::vector<int> free_slots;
+  for (std::size_t k = 0; k < steps_.size(); ++k) {
+    ValueInfo& r = values_[static_cast<std::size_t>(steps_[k].result)];
+    if (r.output < 0) {
+      if (free_slots.empty()) {
+        r.slot = slot_count_++;
+      } else {
+        r.slot = free_slots.back();
+        free_slots.pop_back();
+      }
+    }
+    for (Value v : steps_[k].operands) {
+      if (v < 0) continue;
+      const ValueInfo& o = values_[static_cast<std::size_t>(v)];
+      const bool dies_here = last_use[static_cast<std::size_t>(v)] == static_cast<int>(k);
+      if (dies_here && o.input < 0 && o.slot >= 0 &&
+          std::find(free_slots.begin(), free_slots.end(), o.slot) == free_slots.end()) {
+        free_slots.push_back(o.slot);
+      }
+    }
+  }
+}
+
+void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs,
+                                 std::vector<Array>& outputs, std::byte* scratch, std::vector<const std::byte*>& at,
+                                 std::vector<std::int64_t>& stride) const {
+  auto slot = [&](int s) { return scratch + static_cast<std::ptrdiff_t>(s) * kSlotBytes; };
+  for (std::size_t v = 0; v < values_.size(); ++v) {
+    const ValueInfo& vi = values_[v];
+    if (vi.input < 0) continue;
+    const Input& in = inputs_[static_cast<std::size_t>(vi.input)];
+    const auto* base = static_cast<const std::byte*>(inputs[static_cast<std::size_t>(vi.input)].raw_data());
+    const auto size = static_cast<std::int64_t>(dtype_size(vi.dtype));
+    if (vi.uniform) {
+      at[v] = base;
+      stride[v] = 0;
+    } else if (in.full) {
+      at[v] = base + begin * size;
+      stride[v] = 1;
+    } else {
+      std::byte* dst = slot(vi.slot);
+      walk_strided<2>(in.loop, {0, 0}, begin, begin + count,
+                      [&](const std::array<std::int64_t, 2>& off, std::int64_t n, const std::array<std::int64_t, 2>& s) {
+                        copy_strided(static_cast<std::size_t>(size), base + off[1] * size, s[1],
+                                     dst + (off[0] - begin) * size, n);
+                      });
+      at[v] = dst;
+      stride[v] = 1;
+    }
+  }
+  for (const Step& s : steps_) {
+    const ValueInfo& r = values_[static_cast<std::size_t>(s.result)];
+    std::byte* out;
+    std::int64_t n;
+    if (r.output >= 0) {
+      out = static_cast<std::byte*>(outputs[static_cast<std::size_t>(r.output)].mutable_raw_data()) +
+            begin * static_cast<std::int64_t>(dtype_size(r.dtype));
+      n = count;
+      stride[static_cast<std::size_t>(s.result)] = 1;
+    } else {
+      out = slot(r.slot);
+      n = r.uniform ? 1 : count;
+      stride[static_cast<std::size_t>(s.result)] = r.uniform ? 0 : 1;
+    }
+    at[static_cast<std::size_t>(s.result)] = out;
+    auto op = [&](int k) { return at[static_cast<std::size_t>(s.operands[k])]; };
+    auto st = [&](int k) { return stride[static_cast<std::size_t>(s.operands[k])]; };
+    switch (s.kind) {
+      case Kind::kUnary: s.unary(op(0), st(0), out, n); break;
+      case Kind::kBinary: s.binary(op(0), st(0), op(1), st(1), out, n); break;
+      case Kind::kSelect:
+        s.select(reinterpret_cast<const bool*>(op(0)), st(0), op(1), st(1), op(2), st(2), out, n);
+        break;
+      case Kind::kConvert: s.convert(op(0), st(0), out, n); break;
+      case Kind::kInput: break;
+    }
+  }
+}
+
+std::optional<std::vector<Array>> ElementwiseChain::run(
+    std::span<const Array> inputs, const std::function<void(std::size_t)>& before_allocating) const {
+  if (!finished_) chain_bug("run() before finish()");
+  if (placement_ops("fused elementwise chain") != nullptr) return std::nullopt;
+  if (inputs.size() != inputs_.size()) chain_bug("run() got the wrong number of inputs");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_placement(inputs[i], inputs_[i].used_by);
+    if (inputs[i].size() != num_elements(inputs_[i].view)) chain_bug("an input of the wrong size");
+  }
+  for (std::size_t v = 0; v < values_.size(); ++v) {
+    const ValueInfo& vi = values_[v];
+    if (vi.input >= 0 && inputs[static_cast<std::size_t>(vi.input)].dtype() != vi.dtype) {
+      chain_bug("an input of the wrong dtype");
+    }
+  }
+  std::vector<Array> outputs;
+  outputs.reserve(outputs_.size());
+  for (std::size_t k = 0; k < outputs_.size(); ++k) {
+    const Value v = outputs_[k];
+    const ValueInfo& vi = info(v);
+    const auto producer = std::find_if(steps_.begin(), steps_.end(), [v](const Step& s) { return s.result == v; });
+    if (before_allocating) before_allocating(k);
+    outputs.push_back(Array::uninitialized(shape_, vi.dtype, producer->name).with_weak_type(vi.weak));
+  }
+  const std::int64_t n = num_elements(shape_);
+  if (n == 0) return outputs;
+  parallel_elements(n, [&](std::int64_t begin, std::int64_t end) {
+    std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * kSlotBytes)]);
+    std::vector<const std::byte*> at(values_.size());
+    std::vector<std::int64_t> stride(values_.size());
+    for (std::int64_t b = begin; b < end; b += kBlock) {
+      run_block(b, std::min(kBlock, end - b), inputs, outputs, scratch.get(), at, stride);
+    }
+  });
+  return outputs;
+}
+
+}  // namespace spmd::detail

@@ -1,0 +1,36 @@
+#pragma once
+// How the executor runs a program: its equations grouped into steps, each
+// step either one equation run by its primitive or a fused elementwise chain
+// (see fusion.h), and after each step the variables nobody reads any more.
+//
+// Made once when the program is finished (ProgramBuilder::finish) and shared
+// by every device that runs it, so executing costs no analysis.
+
+#include <memory>
+#include <vector>
+
+#include "spmd/program/program.h"
+
+namespace spmd::program {
+
+class FusedChain;
+
+struct PlanStep {
+  int first_equation = 0;  ///< the step runs equations [first, first + count)
+  int equation_count = 1;
+  /// The chain the equations form when they run as one pass; null for a
+  /// step of one equation run by its primitive.
+  std::shared_ptr<const FusedChain> fused;
+  /// Variables last read by this step (never a program output): the executor
+  /// drops them after it, so their arena memory is free for what follows, as
+  /// XLA's buffer assignment reuses a dead value's buffer.
+  std::vector<Var> release;
+};
+
+struct ExecutionPlan {
+  std::vector<PlanStep> steps;
+};
+
+ExecutionPlan make_execution_plan(const Program& p);
+
+}  // namespace spmd::program

@@ -1,0 +1,204 @@
+// Fused elementwise chains: one pass over memory must give exactly what the
+// ops give one array at a time (same kernels, same type rules), make arrays
+// only for the outputs, and step aside on a device whose memory the host
+// cannot touch.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/arena.h"
+#include "core/fused_elementwise.h"
+#include "core/placement.h"
+#include "spmd/core/creation.h"
+#include "spmd/core/elementwise.h"
+#include "spmd/core/layout.h"
+#include "support/fake_device.h"
+#include "unit/core/core_test_util.h"
+
+using namespace spmd;
+using namespace spmd::test;
+using detail::ElementwiseChain;
+
+namespace {
+
+// n values spread over negatives, zeros, fractions and large magnitudes.
+Array ramp(std::int64_t n, DType dt, Shape shape = {}) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = std::sin(0.37 * static_cast<double>(i)) * 7.0 - 1.0;
+  if (shape.empty()) shape = {n};
+  if (!is_floating(dt)) {
+    std::vector<std::int64_t> ints(v.begin(), v.end());
+    return Array::from_int64s(ints, shape, dt);
+  }
+  return Array::from_doubles(v, shape, dt);
+}
+
+std::vector<Array> run(const ElementwiseChain& c, std::vector<Array> inputs) {
+  std::optional<std::vector<Array>> out = c.run(inputs, {});
+  REQUIRE(out.has_value());
+  return *out;
+}
+
+}  // namespace
+
+TEST_CASE("core::ElementwiseChain: a float chain equals its ops one at a time, bit for bit", "[core][fusion]") {
+  // Sizes around the block and above the parallel threshold.
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{5}, ElementwiseChain::kBlock, 3 * ElementwiseChain::kBlock + 17,
+                         std::int64_t{70001}}) {
+    for (DType dt : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64}) {
+      INFO(n << " " << dtype_name(dt));
+      Array x = ramp(n, dt);
+      Array h = weak_float(0.5);
+      ElementwiseChain c(Shape{n});
+      auto vx = c.input(Shape{n}, dt, false);
+      auto vh = c.input(Shape{}, DType::kFloat32, true);
+      auto a = c.binary(BinaryOp::kMultiply, vx, vh);
+      auto b = c.unary(UnaryOp::kTanh, a);
+      auto d = c.binary(BinaryOp::kMaximum, b, c.unary(UnaryOp::kAbs, vx));
+      auto e = c.unary(UnaryOp::kLog, c.binary(BinaryOp::kAdd, d, vh));
+      c.output(e);
+      c.output(b);
+      c.finish();
+      std::vector<Array> got = run(c, {x, h});
+
+      Array ra = binary(BinaryOp::kMultiply, x, h);
+      Array rb = unary(UnaryOp::kTanh, ra);
+      Array rd = binary(BinaryOp::kMaximum, rb, unary(UnaryOp::kAbs, x));
+      Array re = unary(UnaryOp::kLog, binary(BinaryOp::kAdd, rd, h));
+      REQUIRE(got.size() == 2);
+      CHECK(got[0].identical(re));
+      CHECK(got[0].weak_type() == re.weak_type());
+      CHECK(got[1].identical(rb));
+      CHECK(c.dtype(e) == dt);
+    }
+  }
+}
+
+TEST_CASE("core::ElementwiseChain: integer, boolean and mixed-type ops convert as the ops do", "[core][fusion]") {
+  const std::int64_t n = 3 * ElementwiseChain::kBlock + 5;
+  Array i = ramp(n, DType::kInt32);
+  Array j = ramp(n, DType::kInt64);  // int32 op int64 promotes to int64
+  Array zero = weak_int(0);
+  ElementwiseChain c(Shape{n});
+  auto vi = c.input(Shape{n}, DType::kInt32, false);
+  auto vj = c.input(Shape{n}, DType::kInt64, false);
+  auto vz = c.input(Shape{}, DType::kInt32, true);
+  auto fd = c.binary(BinaryOp::kFloorDivide, vi, vz);                 // x // 0 == 0
+  auto rm = c.binary(BinaryOp::kRemainder, vj, vi);                   // int64, mixed
+  auto lt = c.binary(BinaryOp::kLess, vi, vz);                        // bool
+  auto sel = c.select(lt, rm, c.convert(fd, DType::kInt64, false));   // where(i < 0, rm, fd)
+  auto half = c.binary(BinaryOp::kDivide, sel, vz);                   // int / int -> float32 (x / 0 -> inf, nan)
+  auto both = c.binary(BinaryOp::kLogicalAnd, lt, c.unary(UnaryOp::kIsFinite, half));
+  c.output(sel);
+  c.output(half);
+  c.output(both);
+  c.finish();
+  std::vector<Array> got = run(c, {i, j, zero});
+
+  Array r_fd = binary(BinaryOp::kFloorDivide, i, zero);
+  Array r_rm = binary(BinaryOp::kRemainder, j, i);
+  Array r_lt = binary(BinaryOp::kLess, i, zero);
+  Array r_sel = where(r_lt, r_rm, astype(r_fd, DType::kInt64));
+  Array r_half = binary(BinaryOp::kDivide, r_sel, zero);
+  Array r_both = binary(BinaryOp::kLogicalAnd, r_lt, unary(UnaryOp::kIsFinite, r_half));
+  CHECK(got[0].identical(r_sel));
+  CHECK(got[1].identical(r_half));
+  CHECK(got[1].dtype() == DType::kFloat32);
+  CHECK(got[2].identical(r_both));
+  CHECK(got[2].dtype() == DType::kBool);
+}
+
+TEST_CASE("core::ElementwiseChain: smaller inputs broadcast, one-value subexpressions are computed once",
+          "[core][fusion]") {
+  const Shape shape{37, 129};
+  Array x = ramp(37 * 129, DType::kFloat32, shape);
+  Array row = ramp(129, DType::kFloat32);                  // [129] -> every row
+  Array col = ramp(37, DType::kFloat32, Shape{37});        // broadcast_in_dim to axis 0: view [37, 1]
+  Array s = Array::scalar(3.0, DType::kFloat32, false);
+  ElementwiseChain c(shape);
+  auto vx = c.input(shape, DType::kFloat32, false);
+  auto vr = c.input(Shape{129}, DType::kFloat32, false);
+  auto vc = c.input(Shape{37, 1}, DType::kFloat32, false);
+  auto vs = c.input(Shape{}, DType::kFloat32, false);
+  auto k = c.unary(UnaryOp::kExp, c.binary(BinaryOp::kMultiply, vs, vs));  // uniform: exp(9)
+  auto y = c.binary(BinaryOp::kAdd, c.binary(BinaryOp::kMultiply, vx, vr), vc);
+  auto z = c.binary(BinaryOp::kSubtract, y, k);
+  c.output(z);
+  c.output(k);  // a uniform value made into a whole array
+  c.finish();
+  std::vector<Array> got = run(c, {x, row, col, s});
+
+  Array rk = unary(UnaryOp::kExp, binary(BinaryOp::kMultiply, s, s));
+  Array ry = binary(BinaryOp::kAdd, binary(BinaryOp::kMultiply, x, row), reshape(col, {37, 1}));
+  CHECK(got[0].identical(binary(BinaryOp::kSubtract, ry, rk)));
+  CHECK(got[1].identical(broadcast_to(rk, shape)));
+}
+
+TEST_CASE("core::ElementwiseChain: an input or a repeated value as output is an array of its own", "[core][fusion]") {
+  Array x = ramp(10, DType::kFloat32);
+  ElementwiseChain c(Shape{10});
+  auto vx = c.input(Shape{10}, DType::kFloat32, false);
+  auto n = c.unary(UnaryOp::kNegative, vx);
+  c.output(vx);
+  c.output(n);
+  c.output(n);
+  c.finish();
+  std::vector<Array> got = run(c, {x});
+  CHECK(got[0].identical(x));
+  CHECK(got[0].raw_data() != x.raw_data());
+  CHECK(got[1].identical(unary(UnaryOp::kNegative, x)));
+  CHECK(got[2].identical(got[1]));
+  CHECK(got[2].raw_data() != got[1].raw_data());
+}
+
+TEST_CASE("core::ElementwiseChain: only the outputs are charged to the device's arena", "[core][fusion]") {
+  const std::int64_t n = 100000;
+  Array x = ramp(n, DType::kFloat32);
+  auto arena = std::make_shared<detail::Arena>(0, detail::Arena::kUnlimited, "device 0");
+  detail::Placement device{nullptr, arena, 0};
+  detail::PlacementScope scope(&device);
+  ElementwiseChain c(Shape{n});
+  auto v = c.input(Shape{n}, DType::kFloat32, false);
+  for (int k = 0; k < 10; ++k) v = c.unary(UnaryOp::kSin, c.binary(BinaryOp::kAdd, v, v));
+  c.output(v);
+  c.finish();
+  std::vector<std::size_t> called;
+  std::optional<std::vector<Array>> got = c.run(std::vector<Array>{x}, [&](std::size_t k) { called.push_back(k); });
+  REQUIRE(got.has_value());
+  CHECK(called == std::vector<std::size_t>{0});
+  const detail::ArenaStats stats = arena->stats();
+  CHECK(stats.allocations == 1);
+  CHECK(stats.peak_bytes == static_cast<std::size_t>(n) * 4);
+  CHECK((*got)[0].device() == 0);
+}
+
+TEST_CASE("core::ElementwiseChain: an input from another device is the op's ownership error", "[core][fusion]") {
+  auto arena = std::make_shared<detail::Arena>(1, detail::Arena::kUnlimited, "device 1");
+  detail::Placement one{nullptr, arena, 1};
+  Array on_one;
+  {
+    detail::PlacementScope scope(&one);
+    on_one = ramp(4, DType::kFloat32);
+  }
+  auto arena0 = std::make_shared<detail::Arena>(0, detail::Arena::kUnlimited, "device 0");
+  detail::Placement zero{nullptr, arena0, 0};
+  detail::PlacementScope scope(&zero);
+  ElementwiseChain c(Shape{4});
+  auto v = c.input(Shape{4}, DType::kFloat32, false);
+  c.output(c.unary(UnaryOp::kExp, c.unary(UnaryOp::kSqrt, v)));
+  c.finish();
+  Report r = error_of([&] { (void)c.run(std::vector<Array>{on_one}, {}); });
+  CHECK(r.kind == "DeviceOwnershipError");
+  CHECK(r.op == "sqrt");
+}
+
+TEST_CASE("core::ElementwiseChain: on a device with its own memory the caller runs the ops", "[core][fusion]") {
+  spmd::testing::ScopedFakeDeviceOps fake;
+  spmd::testing::FakeDevicePlacement device(2);
+  ElementwiseChain c(Shape{4});
+  auto v = c.input(Shape{4}, DType::kFloat32, false);
+  c.output(c.unary(UnaryOp::kExp, c.unary(UnaryOp::kSqrt, v)));
+  c.finish();
+  CHECK_FALSE(c.run(std::vector<Array>{ramp(4, DType::kFloat32)}, {}).has_value());
+}
