@@ -7,6 +7,12 @@
 /// Before each equation the device's current location becomes the equation's
 /// source position, so events, errors and deadlock reports name the user's
 /// Python expression; each equation counts one step against the step budget.
+///
+/// The program's plan (made when it was built) says how: consecutive
+/// elementwise equations of one shape run as one fused pass over memory, as
+/// XLA fuses loops, with bit-identical results and arrays only for the values
+/// read afterwards; every value is dropped after its last reader, so its
+/// arena memory serves what follows.
 
 #include <span>
 #include <vector>
