@@ -1,7 +1,9 @@
-// The elementwise loops are this file's work; GCC's -O2 cost model declines
-// to vectorize loops that need an epilogue (see data_plane.cc).
+// The elementwise loops are this file's work. GCC's -O2 cost model declines
+// to vectorize loops that need an epilogue (see data_plane.cc), and with FP
+// traps assumed possible it will not turn the selects of float_math.h into
+// blends; no contraction into FMA keeps every clone's bits the same.
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3")
+#pragma GCC optimize("O3", "no-trapping-math", "fp-contract=off")
 #endif
 
 #include "spmd/core/elementwise.h"
@@ -14,6 +16,7 @@
 
 #include "core/device_ops.h"
 #include "core/elementwise_kernels.h"
+#include "core/float_math.h"
 #include "core/element_access.h"
 #include "core/scalar_rules.h"
 #include "core/parallel.h"
@@ -77,9 +80,11 @@ auto unary_fn(C x) {
     if constexpr (rules::kIsInt<C>) return static_cast<C>((x > 0) - (x < 0));
     else return x > 0 ? C{1} : x < 0 ? C{-1} : x;  // keeps nan and signed zeros
   } else if constexpr (Op == UnaryOp::kExp) {
-    return std::exp(x);
+    if constexpr (std::is_same_v<C, float>) return rules::exp_f32(x);
+    else return std::exp(x);
   } else if constexpr (Op == UnaryOp::kLog) {
-    return std::log(x);
+    if constexpr (std::is_same_v<C, float>) return rules::log_f32(x);
+    else return std::log(x);
   } else if constexpr (Op == UnaryOp::kLog1p) {
     return std::log1p(x);
   } else if constexpr (Op == UnaryOp::kExpm1) {
@@ -98,7 +103,8 @@ auto unary_fn(C x) {
   } else if constexpr (Op == UnaryOp::kTan) {
     return std::tan(x);
   } else if constexpr (Op == UnaryOp::kTanh) {
-    return std::tanh(x);
+    if constexpr (std::is_same_v<C, float>) return rules::tanh_f32(x);
+    else return std::tanh(x);
   } else if constexpr (Op == UnaryOp::kSinh) {
     return std::sinh(x);
   } else if constexpr (Op == UnaryOp::kCosh) {
@@ -110,7 +116,8 @@ auto unary_fn(C x) {
   } else if constexpr (Op == UnaryOp::kArctan) {
     return std::atan(x);
   } else if constexpr (Op == UnaryOp::kLogistic) {
-    return C{1} / (C{1} + std::exp(-x));
+    if constexpr (std::is_same_v<C, float>) return rules::logistic_f32(x);
+    else return C{1} / (C{1} + std::exp(-x));
   } else if constexpr (Op == UnaryOp::kFloor) {
     if constexpr (rules::kIsFloat<C>) return std::floor(x);
     else return x;
@@ -140,8 +147,20 @@ auto unary_fn(C x) {
   }
 }
 
+// Each kernel is built for plain x86-64 and for the AVX2 and AVX-512 levels;
+// the loader picks the best the CPU has. The clones compute the same bits
+// (IEEE operations, no FMA contraction), only more lanes at a time.
+// Sanitizer builds keep one version: the loader runs the clones' resolvers
+// before the sanitizer's runtime is up, and GCC's TSan crashes there.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define SPMD_KERNEL_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define SPMD_KERNEL_CLONES
+#endif
+
 template <UnaryOp Op, class T>
-void unary_kernel_of(const void* xv, std::int64_t x_stride, void* ov, std::int64_t n) {
+SPMD_KERNEL_CLONES void unary_kernel_of(const void* xv, std::int64_t x_stride, void* ov, std::int64_t n) {
   using C = Compute<T>;
   using O = std::conditional_t<is_predicate(Op), bool, T>;
   const T* x = static_cast<const T*>(xv);
@@ -271,7 +290,7 @@ auto binary_fn(C a, C b) {
 }
 
 template <BinaryOp Op, class T>
-void binary_kernel_of(const void* av, std::int64_t sa, const void* bv, std::int64_t sb, void* ov, std::int64_t n) {
+SPMD_KERNEL_CLONES void binary_kernel_of(const void* av, std::int64_t sa, const void* bv, std::int64_t sb, void* ov, std::int64_t n) {
   using C = Compute<T>;
   using O = std::conditional_t<binary_kind(Op) == BinaryKind::kCompare, bool, T>;
   const T* a = static_cast<const T*>(av);
@@ -312,7 +331,7 @@ BinaryKernel binary_kernel_dispatch(BinaryOp op, DType compute, std::index_seque
 }
 
 template <class T>
-void select_kernel_of(const bool* c, std::int64_t sc, const void* xv, std::int64_t sx, const void* yv,
+SPMD_KERNEL_CLONES void select_kernel_of(const bool* c, std::int64_t sc, const void* xv, std::int64_t sx, const void* yv,
                       std::int64_t sy, void* ov, std::int64_t n) {
   const T* x = static_cast<const T*>(xv);
   const T* y = static_cast<const T*>(yv);
@@ -325,7 +344,7 @@ void select_kernel_of(const bool* c, std::int64_t sc, const void* xv, std::int64
 }
 
 template <class S, class D>
-void convert_kernel_of(const void* xv, std::int64_t sx, void* ov, std::int64_t n) {
+SPMD_KERNEL_CLONES void convert_kernel_of(const void* xv, std::int64_t sx, void* ov, std::int64_t n) {
   const S* x = static_cast<const S*>(xv);
   D* out = static_cast<D*>(ov);
   if (sx == 0) {

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <type_traits>
 
 #include "core/parallel.h"
+
+extern "C" void omp_set_num_threads(int);  // libgomp; omp.h needs -fopenmp under clang
 
 namespace spmd::detail {
 
@@ -15,11 +16,10 @@ namespace {
 
 // OpenBLAS's own threads would race the devices' for the cores and make a
 // product's blocking depend on the machine: parallelism is ours (row blocks on
-// oneTBB, devices on --threads).
-void single_threaded_blas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
-}
+// oneTBB, devices on --threads). Its OpenMP build sizes each call by the
+// calling thread's OpenMP setting, so every thread that calls asks for one
+// (a thread-local store in libgomp; no OpenMP thread is ever started).
+void single_threaded_blas() { omp_set_num_threads(1); }
 
 // Where an operand's element (row, col) of op(x) lives: x + row * rows + col * cols.
 struct Layout {
@@ -39,6 +39,7 @@ void gemm_call(const T* a, Layout la, const T* b, Layout lb, T* c, std::int64_t 
   const auto M = static_cast<blasint>(m), K = static_cast<blasint>(k), N = static_cast<blasint>(n);
   const auto ta = la.transposed ? CblasTrans : CblasNoTrans, tb = lb.transposed ? CblasTrans : CblasNoTrans;
   const auto lda = static_cast<blasint>(la.ld), ldb = static_cast<blasint>(lb.ld);
+  single_threaded_blas();  // on the thread that calls: a oneTBB worker, or a device's
   if constexpr (std::is_same_v<T, float>) {
     cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, a, lda, b, ldb, 0.0f, c, N);
   } else {
@@ -66,7 +67,6 @@ template <class T>
 void gemm_batches(const T* a, const T* b, T* c, const std::vector<std::int64_t>& a_off,
                   const std::vector<std::int64_t>& b_off, std::int64_t m, std::int64_t k, std::int64_t n,
                   bool transpose_a, bool transpose_b) {
-  if constexpr (!std::is_same_v<T, std::int64_t>) single_threaded_blas();
   const Layout la = layout_of(m, k, transpose_a), lb = layout_of(k, n, transpose_b);
   const auto batches = static_cast<std::int64_t>(a_off.size());
   const std::int64_t blocks_per_batch = (m + kGemmRowBlock - 1) / kGemmRowBlock;

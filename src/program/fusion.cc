@@ -12,12 +12,12 @@ namespace spmd::program {
 
 namespace {
 
-Shape to_shape(const std::vector<std::int64_t>& v) { return Shape(v.begin(), v.end()); }
+Shape broadcast_shape_param(const std::vector<std::int64_t>& v) { return Shape(v.begin(), v.end()); }
 
 // broadcast_in_dim's operand seen in the result's rank: its axes at
 // broadcast_dimensions, size 1 elsewhere.
 Shape broadcast_view(const Equation& eq, const Aval& operand) {
-  const Shape shape = to_shape(eq.params.get<std::vector<std::int64_t>>("shape", eq.primitive->name));
+  const Shape shape = broadcast_shape_param(eq.params.get<std::vector<std::int64_t>>("shape", eq.primitive->name));
   const auto& dims = eq.params.get<std::vector<std::int64_t>>("broadcast_dimensions", eq.primitive->name);
   Shape view(shape.size(), 1);
   for (std::size_t k = 0; k < dims.size(); ++k) view[static_cast<std::size_t>(dims[k])] = operand.shape[k];

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/float_math.h"
 #include "core/scalar_rules.h"
 #include "spmd/core/dtype.h"
 
@@ -87,15 +88,17 @@ __device__ __forceinline__ T narrow(V v) {
 #define SPMD_DEV_MATH1(name, f32, f64)                                         \
   __device__ __forceinline__ float name(float x) { return f32(x); }           \
   __device__ __forceinline__ double name(double x) { return f64(x); }
-SPMD_DEV_MATH1(m_exp, expf, ::exp)
-SPMD_DEV_MATH1(m_log, logf, ::log)
+// exp, log, tanh and logistic of float32 are the host's text (float_math.h),
+// so a GPU device computes the host's bits.
+SPMD_DEV_MATH1(m_exp, rules::exp_f32, ::exp)
+SPMD_DEV_MATH1(m_log, rules::log_f32, ::log)
 SPMD_DEV_MATH1(m_log1p, log1pf, ::log1p)
 SPMD_DEV_MATH1(m_expm1, expm1f, ::expm1)
 SPMD_DEV_MATH1(m_sqrt, sqrtf, ::sqrt)
 SPMD_DEV_MATH1(m_sin, sinf, ::sin)
 SPMD_DEV_MATH1(m_cos, cosf, ::cos)
 SPMD_DEV_MATH1(m_tan, tanf, ::tan)
-SPMD_DEV_MATH1(m_tanh, tanhf, ::tanh)
+SPMD_DEV_MATH1(m_tanh, rules::tanh_f32, ::tanh)
 SPMD_DEV_MATH1(m_sinh, sinhf, ::sinh)
 SPMD_DEV_MATH1(m_cosh, coshf, ::cosh)
 SPMD_DEV_MATH1(m_asin, asinf, ::asin)
@@ -106,6 +109,8 @@ SPMD_DEV_MATH1(m_floor, floorf, ::floor)
 SPMD_DEV_MATH1(m_ceil, ceilf, ::ceil)
 SPMD_DEV_MATH1(m_rint, rintf, ::rint)
 #undef SPMD_DEV_MATH1
+__device__ __forceinline__ float m_logistic(float x) { return rules::logistic_f32(x); }
+__device__ __forceinline__ double m_logistic(double x) { return 1.0 / (1.0 + ::exp(-x)); }
 __device__ __forceinline__ float m_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double m_pow(double a, double b) { return ::pow(a, b); }
 __device__ __forceinline__ float m_atan2(float a, float b) { return atan2f(a, b); }

@@ -90,7 +90,7 @@ __device__ __forceinline__ C unary_val(int op, C x) {
       case UnaryOp::kArcsin: return m_asin(x);
       case UnaryOp::kArccos: return m_acos(x);
       case UnaryOp::kArctan: return m_atan(x);
-      case UnaryOp::kLogistic: return C{1} / (C{1} + m_exp(-x));
+      case UnaryOp::kLogistic: return m_logistic(x);
       case UnaryOp::kReciprocal: return C{1} / x;
       default: break;
     }
