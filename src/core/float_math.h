@@ -5,11 +5,10 @@
 // tanhf are scalar calls; over an array these are several times faster (see
 // tools/bench/HISTORY.md), as XLA's own vectorized approximations are.
 //
-// Accuracy, measured over every float32 against the double-precision result
-// (tests/unit/core/float_math_test.cc sweeps a fixed subset):
-// exp and log within 1 ulp, tanh within 2 ulp, logistic within 3 ulp; the
-// special values (nan, +-inf, +-0, subnormals, overflow and underflow) are
-// exact. The polynomials are least-squares fits of our own (near minimax) on
+// Accuracy, measured over all 2^32 float32 inputs against the correctly
+// rounded result (tests/unit/core/float_math_test.cc sweeps a fixed subset):
+// exp, log and tanh within 1 ulp, logistic within 3 ulp; the special values
+// (nan, +-inf, +-0, subnormals, overflow and underflow) are right. The polynomials are least-squares fits of our own (near minimax) on
 // the reduced ranges below.
 //
 // The text is shared with the CUDA kernels (built there with --fmad=false),

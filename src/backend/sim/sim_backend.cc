@@ -143,7 +143,10 @@ void SimBackend::run_fibers(std::span<detail::DeviceContext* const> devices, con
 }
 
 void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> devices, const detail::DeviceBody& body) {
-  stacks_ = std::make_unique<StackPool>(stack_size_);
+  // The stacks of the last run serve the next: their touched pages are
+  // already mapped, where fresh stacks page-fault on every fiber's first
+  // frames (a VM's faults made that most of a small pmap's cost).
+  if (!stacks_) stacks_ = std::make_unique<StackPool>(stack_size_);
   // Fresh threads per run: each installs a fresh scheduler, so runs do not
   // inherit scheduling state and a single-threaded run is reproducible.
   SharedQueue shared;
@@ -181,7 +184,8 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
     });
   }
   for (auto& t : threads) t.join();
-  stacks_.reset();
+  // A run of many devices gives its stacks back rather than keep their pages.
+  if (stacks_->stacks_created() > kStacksKeptBetweenRuns) stacks_.reset();
   if (launch_error) std::rethrow_exception(launch_error);
 }
 

@@ -40,7 +40,9 @@ class SimBackend final : public detail::Backend {
   int threads_;
   std::uint64_t seed_;
   std::size_t stack_size_;
-  std::unique_ptr<StackPool> stacks_;  // of the run in progress
+  // Fiber stacks, kept from run to run while there are at most this many.
+  static constexpr std::size_t kStacksKeptBetweenRuns = 1024;
+  std::unique_ptr<StackPool> stacks_;
   detail::LocalDevices local_;
   std::unique_ptr<detail::Transport> across_processes_;  // created at the first such collective
 };
