@@ -3,7 +3,7 @@
 // traps assumed possible it will not turn the selects of float_math.h into
 // blends; no contraction into FMA keeps every clone's bits the same.
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3", "no-trapping-math", "fp-contract=off")
+#pragma GCC optimize("O3", "no-trapping-math", "no-math-errno", "fp-contract=off")
 #endif
 
 #include "spmd/core/elementwise.h"
@@ -65,8 +65,9 @@ constexpr bool unary_supported() {
   return true;
 }
 
+// Inlined into the kernels' loops always: only then do they vectorize.
 template <UnaryOp Op, class C>
-auto unary_fn(C x) {
+[[gnu::always_inline]] inline auto unary_fn(C x) {
   if constexpr (Op == UnaryOp::kNegative) {
     if constexpr (rules::kIsInt<C>) return rules::wrap_sub(C{0}, x);
     else return static_cast<C>(-x);
@@ -221,7 +222,7 @@ constexpr bool binary_supported() {
 }
 
 template <BinaryOp Op, class C>
-auto binary_fn(C a, C b) {
+[[gnu::always_inline]] inline auto binary_fn(C a, C b) {
   if constexpr (Op == BinaryOp::kAdd) {
     if constexpr (std::is_same_v<C, bool>) return a || b;
     else if constexpr (rules::kIsInt<C>) return rules::wrap_add(a, b);

@@ -12,8 +12,12 @@
 #include <cstring>
 #include <type_traits>
 
+// Always inlined: a kernel's loop vectorizes only when these are inlined
+// into it, and GCC's size heuristics leave exp_f32 and friends out of line.
 #if defined(__CUDACC__)
 #define SPMD_HOST_DEVICE __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define SPMD_HOST_DEVICE inline __attribute__((always_inline))
 #else
 #define SPMD_HOST_DEVICE inline
 #endif
