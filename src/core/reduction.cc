@@ -118,6 +118,40 @@ void sum_or_prod(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t
   }
 }
 
+// sum over leading axes: p as an (r, outer) row-major matrix, out[j] the sum
+// of column j. Read row by row, so no transposed copy is made; each column
+// is added in the order sum_or_prod's rows are (in index order within blocks
+// of kBlock, blocks pairwise), so the bits are the same.
+template <class T, class O>
+void sum_columns(const T* p, O* out, std::int64_t r, std::int64_t outer) {
+  using Acc = std::conditional_t<kFloatT<T>, double, std::int64_t>;
+  const std::int64_t nblocks = std::max<std::int64_t>(1, (r + kBlock - 1) / kBlock);
+  const std::int64_t grain = std::max<std::int64_t>(1, detail::kParallelThreshold / std::max<std::int64_t>(r, 1));
+  detail::parallel_ranges(outer, outer * r, grain, [&](std::int64_t c0, std::int64_t c1) {
+    const std::int64_t w = c1 - c0;
+    std::vector<Acc> partial(static_cast<std::size_t>(nblocks * w), Acc{0});
+    for (std::int64_t b = 0; b < nblocks; ++b) {
+      Acc* acc = partial.data() + b * w;
+      for (std::int64_t i = b * kBlock; i < std::min(r, (b + 1) * kBlock); ++i) {
+        const T* row = p + i * outer + c0;
+        for (std::int64_t j = 0; j < w; ++j) {
+          if constexpr (kFloatT<T>) acc[j] += static_cast<double>(widen(row[j]));
+          else acc[j] = wrap_add64(acc[j], static_cast<std::int64_t>(row[j]));
+        }
+      }
+    }
+    std::vector<Acc> column(static_cast<std::size_t>(nblocks));
+    for (std::int64_t j = 0; j < w; ++j) {
+      for (std::int64_t b = 0; b < nblocks; ++b) column[static_cast<std::size_t>(b)] = partial[static_cast<std::size_t>(b * w + j)];
+      const Acc total = combine_pairwise(column, [](Acc a, Acc b) {
+        if constexpr (kFloatT<T>) return a + b;
+        else return wrap_add64(a, b);
+      });
+      out[c0 + j] = narrow<O>(total);
+    }
+  });
+}
+
 template <class T>
 void max_or_min(bool is_max, const T* p, T* out, std::int64_t outer, std::int64_t r) {
   using C = ReduceCompute<T>;
@@ -342,7 +376,9 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
     }
   }
   bool trailing = true;
+  bool leading = true;  // the reduced axes come first: a sum can run down the columns
   for (int i = 0; i < rank; ++i) {
+    if (i > 0 && !reduced[static_cast<std::size_t>(i - 1)] && reduced[static_cast<std::size_t>(i)]) leading = false;
     if (reduced[static_cast<std::size_t>(i)]) {
       perm.push_back(i);
       r *= x.shape()[static_cast<std::size_t>(i)];
@@ -369,7 +405,8 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
     default: break;
   }
 
-  Array data = trailing ? x : detail::permuted_copy(x, perm, name);
+  const bool by_columns = !trailing && leading && op == ReduceOp::kSum && detail::placement_ops(name) == nullptr;
+  Array data = trailing || by_columns ? x : detail::permuted_copy(x, perm, name);
   Array out = Array::uninitialized(out_shape, out_dtype, name);
   if (outer == 0) return out.with_weak_type(weak);
   if (detail::DeviceOps* ops = detail::placement_ops(name)) {
@@ -384,7 +421,13 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
     switch (op) {
       case ReduceOp::kSum:
       case ReduceOp::kProd:
-        if constexpr (std::is_same_v<T, bool>) {
+        if (by_columns) {
+          if constexpr (std::is_same_v<T, bool>) {
+            sum_columns(p, out.mutable_data<std::int32_t>(), r, outer);
+          } else {
+            sum_columns(p, out.mutable_data<T>(), r, outer);
+          }
+        } else if constexpr (std::is_same_v<T, bool>) {
           sum_or_prod(op == ReduceOp::kProd, p, out.mutable_data<std::int32_t>(), outer, r);
         } else {
           sum_or_prod(op == ReduceOp::kProd, p, out.mutable_data<T>(), outer, r);

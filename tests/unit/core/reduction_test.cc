@@ -7,6 +7,7 @@
 #include <tbb/global_control.h>
 
 #include "spmd/core/creation.h"
+#include "spmd/core/elementwise.h"
 #include "spmd/core/layout.h"
 #include "spmd/core/reduction.h"
 #include "unit/core/core_test_util.h"
@@ -198,3 +199,19 @@ TEST_CASE("core::slices_equal: numpy's array_equal(equal_nan=True) along an axis
   CHECK(slices_equal(arr({5}, DType::kFloat32, {1}), 0));
   CHECK(slices_equal(arr({}, DType::kFloat32, {0, 3}), 0));
 }
+
+TEST_CASE("core::reduce: a sum over leading axes, read down the columns, has the transposed sum's bits", "[core]") {
+  // 5000 rows: two blocks of the pairwise summation.
+  for (DType dt : {DType::kFloat32, DType::kFloat16, DType::kInt32, DType::kBool}) {
+    INFO(dtype_name(dt));
+    Array x = astype(unary(UnaryOp::kSin, reshape(arange(0, 5000 * 6, 1, DType::kFloat32), {5000, 2, 3})), dt);
+    if (dt == DType::kInt32) x = astype(binary(BinaryOp::kMultiply, x, weak_float(1000.0)), DType::kInt32);
+    Array down = reduce(ReduceOp::kSum, x, std::vector<int>{0});
+    Array across = reduce(ReduceOp::kSum, transpose(x, {1, 2, 0}), std::vector<int>{2});
+    CHECK(down.shape() == Shape{2, 3});
+    CHECK(down.identical(across));
+    Array two = reduce(ReduceOp::kSum, x, std::vector<int>{0, 1});
+    CHECK(two.identical(reduce(ReduceOp::kSum, transpose(x, {2, 0, 1}), std::vector<int>{1, 2})));
+  }
+}
+
