@@ -31,7 +31,7 @@ using spmd::cli::RunSettings;
 void add_run_options(CLI::App* cmd, RunSettings& s, std::string& arena, std::string& stack, bool with_outputs) {
   cmd->add_option("--devices", s.devices, "virtual devices (jax.device_count()); default: the file's '# spmd: devices=N', else 8")
       ->check(CLI::Range(1, spmd::cli::kMaxDevices));
-  cmd->add_option("--threads", s.threads, "OS threads the device fibers run on; 1 (default) gives a reproducible schedule")
+  cmd->add_option("--threads", s.threads, "cores to use: OS threads the device fibers run on, and the threads a large kernel splits over; 1 (default) gives a reproducible schedule")
       ->check(CLI::Range(1, spmd::cli::kMaxThreads));
   cmd->add_option("--seed", s.seed, "schedule seed (with --threads 1): 0 runs ready devices in order, others shuffle reproducibly")
       ->check(spmd::cli::non_negative_integer());

@@ -1,5 +1,7 @@
 #include "cli/scenario_runner.h"
 
+#include <tbb/global_control.h>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -171,6 +173,9 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
     RuntimeOptions opts;
     opts.devices = layout.devices;
     opts.threads = settings.threads.value_or(header.threads.value_or(1));
+    // The whole program, host code too (jit, eager jnp before the first
+    // pmap makes the Runtime), uses opts.threads cores.
+    tbb::global_control cores(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(opts.threads));
     opts.seed = settings.seed.value_or(header.seed.value_or(0));
     opts.step_budget = settings.max_steps.value_or(header.max_steps.value_or(0));
     opts.time_budget_s = settings.max_seconds;

@@ -1,5 +1,7 @@
 #include "spmd/runtime/runtime.h"
 
+#include <tbb/global_control.h>
+
 #include <cctype>
 #include <iostream>
 
@@ -40,6 +42,9 @@ Runtime* g_default_runtime = nullptr;
 }  // namespace
 
 struct Runtime::Impl {
+  // --threads T is T cores: the device fibers' threads, and oneTBB inside
+  // large kernels (at most T threads at once while this runtime lives).
+  std::unique_ptr<tbb::global_control> cores;
   detail::RuntimeState state;
   std::mutex run_mu;  // one top-level run at a time
   std::string backend_name;
@@ -54,6 +59,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
     throw_invalid_argument("InvalidArgument", "Runtime: threads must be >= 1, got " + std::to_string(options.threads),
                            "use --threads 1 for a deterministic schedule");
   }
+  impl_->cores = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                       static_cast<std::size_t>(options.threads));
   if (options.process_count > 1) {
     if (options.process_store.empty()) {
       throw_invalid_argument("InvalidArgument",

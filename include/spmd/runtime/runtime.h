@@ -35,7 +35,7 @@ using BreakpointHandler = std::function<void(std::span<const BreakpointStop>)>;
 
 struct RuntimeOptions {
   int devices = 8;                ///< virtual devices available (jax.device_count())
-  int threads = 1;                ///< OS threads the device fibers run on
+  int threads = 1;                ///< cores: OS threads the device fibers run on, and oneTBB's cap in kernels
   std::uint64_t seed = 0;         ///< schedule seed; with threads == 1 a run is reproducible
   std::size_t arena_capacity = std::size_t{16} << 30;  ///< bytes per device arena
   std::size_t fiber_stack_size = std::size_t{256} << 10;
