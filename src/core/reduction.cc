@@ -1,3 +1,9 @@
+// sum_columns' inner loop adds a row into the column accumulators: GCC's
+// -O2 cost model will not vectorize a loop that needs an alias check.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
 #include "spmd/core/reduction.h"
 
 #include <algorithm>
