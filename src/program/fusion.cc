@@ -2,7 +2,10 @@
 
 #include "program/fusion.h"
 
+#include <algorithm>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "program/primitive_rules.h"
