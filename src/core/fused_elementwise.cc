@@ -17,8 +17,6 @@ namespace spmd::detail {
 
 namespace {
 
-constexpr std::int64_t kSlotBytes = ElementwiseChain::kBlock * 8;  // widest dtype
-
 void copy_strided(std::size_t size, const std::byte* src, std::int64_t stride, std::byte* dst, std::int64_t n) {
   auto run = [&](auto tag) {
     using T = decltype(tag);
@@ -150,6 +148,8 @@ void ElementwiseChain::output(Value v) {
   ValueInfo& vi = values_.at(static_cast<std::size_t>(v));
   vi.output = static_cast<int>(outputs_.size());
   outputs_.push_back(v);
+  const auto producer = std::find_if(steps_.begin(), steps_.end(), [v](const Step& s) { return s.result == v; });
+  output_names_.push_back(producer->name);
 }
 
 void ElementwiseChain::finish() {
@@ -198,9 +198,9 @@ void ElementwiseChain::finish() {
 }
 
 void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs,
-                                 std::vector<Array>& outputs, std::byte* scratch, std::vector<const std::byte*>& at,
-                                 std::vector<std::int64_t>& stride) const {
-  auto slot = [&](int s) { return scratch + static_cast<std::ptrdiff_t>(s) * kSlotBytes; };
+                                 std::vector<Array>& outputs, std::byte* scratch, std::int64_t slot_bytes,
+                                 std::vector<const std::byte*>& at, std::vector<std::int64_t>& stride) const {
+  auto slot = [&](int s) { return scratch + static_cast<std::ptrdiff_t>(s) * slot_bytes; };
   for (std::size_t v = 0; v < values_.size(); ++v) {
     const ValueInfo& vi = values_[v];
     if (vi.input < 0) continue;
@@ -271,20 +271,20 @@ std::optional<std::vector<Array>> ElementwiseChain::run(
   std::vector<Array> outputs;
   outputs.reserve(outputs_.size());
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
-    const Value v = outputs_[k];
-    const ValueInfo& vi = info(v);
-    const auto producer = std::find_if(steps_.begin(), steps_.end(), [v](const Step& s) { return s.result == v; });
+    const ValueInfo& vi = info(outputs_[k]);
     if (before_allocating) before_allocating(k);
-    outputs.push_back(Array::uninitialized(shape_, vi.dtype, producer->name).with_weak_type(vi.weak));
+    outputs.push_back(Array::uninitialized(shape_, vi.dtype, output_names_[k]).with_weak_type(vi.weak));
   }
   const std::int64_t n = num_elements(shape_);
   if (n == 0) return outputs;
+  // A slot holds a block of the widest dtype (a small chain's block is its size).
+  const std::int64_t slot_bytes = std::min(n, kBlock) * 8;
   parallel_elements(n, [&](std::int64_t begin, std::int64_t end) {
-    std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * kSlotBytes)]);
+    std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes)]);
     std::vector<const std::byte*> at(values_.size());
     std::vector<std::int64_t> stride(values_.size());
     for (std::int64_t b = begin; b < end; b += kBlock) {
-      run_block(b, std::min(kBlock, end - b), inputs, outputs, scratch.get(), at, stride);
+      run_block(b, std::min(kBlock, end - b), inputs, outputs, scratch.get(), slot_bytes, at, stride);
     }
   });
   return outputs;

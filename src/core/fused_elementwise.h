@@ -99,13 +99,15 @@ class ElementwiseChain {
   void note_use(Value v, const std::string& op);
   const ValueInfo& info(Value v) const { return values_.at(static_cast<std::size_t>(v)); }
   void run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs, std::vector<Array>& outputs,
-                 std::byte* scratch, std::vector<const std::byte*>& at, std::vector<std::int64_t>& stride) const;
+                 std::byte* scratch, std::int64_t slot_bytes, std::vector<const std::byte*>& at,
+                 std::vector<std::int64_t>& stride) const;
 
   Shape shape_;
   std::vector<ValueInfo> values_;
   std::vector<Input> inputs_;
   std::vector<Step> steps_;
   std::vector<Value> outputs_;
+  std::vector<std::string> output_names_;  ///< the op making each output (the arena's "what")
   std::vector<Value> gathered_;  ///< inputs gathered per block
   int slot_count_ = 0;
   bool finished_ = false;
