@@ -6,6 +6,7 @@ that all devices brought the same collective and reports deadlocks exactly.
 """
 
 import builtins
+import math
 
 import numpy as np
 
@@ -95,6 +96,42 @@ def reshape(x, new_sizes, dimensions=None):
 
 def transpose(x, permutation):
     return bind1('transpose', x, permutation=tuple(int(p) for p in permutation))
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None):
+    """lax.dot_general: the result's axes are the batch dimensions, then lhs's
+    free ones, then rhs's, as in JAX. Lowered to transposes, reshapes and one
+    (batched) matmul: it runs on BLAS and differentiates through those."""
+    import jax.numpy as jnp
+    lhs, rhs = jnp.asarray(lhs), jnp.asarray(rhs)
+    ls, rs = core.aval_of(lhs).shape, core.aval_of(rhs).shape
+    (lc, rc), (lb, rb) = dimension_numbers
+
+    def axes(dims, nd, what):
+        out = tuple(int(d) + nd if int(d) < 0 else int(d) for d in dims)
+        if any(d < 0 or d >= nd for d in out) or len(set(out)) != len(out):
+            raise TypeError(f'dot_general requires {what} dimensions to be distinct axes of the operand, got '
+                            f'{tuple(dims)} for an array of rank {nd}')
+        return out
+    lc, rc = axes(lc, len(ls), 'contracting'), axes(rc, len(rs), 'contracting')
+    lb, rb = axes(lb, len(ls), 'batch'), axes(rb, len(rs), 'batch')
+    for what, a, b in (('contracting', lc, rc), ('batch', lb, rb)):
+        if tuple(ls[d] for d in a) != tuple(rs[d] for d in b):
+            raise TypeError(f'dot_general requires {what} dimensions to have the same shape, got '
+                            f'{tuple(ls[d] for d in a)} and {tuple(rs[d] for d in b)}.')
+    if set(lc) & set(lb) or set(rc) & set(rb):
+        raise TypeError('dot_general requires a dimension to be either contracting or batch, not both')
+    lf = tuple(d for d in range(len(ls)) if d not in lc and d not in lb)
+    rf = tuple(d for d in range(len(rs)) if d not in rc and d not in rb)
+    size = lambda shape, dims: math.prod(shape[d] for d in dims)
+
+    def arranged(x, nd, order, shape):
+        x = transpose(x, order) if order != tuple(range(nd)) else x
+        return reshape(x, shape)
+    a = arranged(lhs, len(ls), lb + lf + lc, (size(ls, lb), size(ls, lf), size(ls, lc)))
+    b = arranged(rhs, len(rs), rb + rc + rf, (size(rs, rb), size(rs, rc), size(rs, rf)))
+    out = reshape(jnp.matmul(a, b), tuple(ls[d] for d in lb) + tuple(ls[d] for d in lf) + tuple(rs[d] for d in rf))
+    return out if preferred_element_type is None else convert_element_type(out, preferred_element_type)
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):

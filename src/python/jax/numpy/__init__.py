@@ -569,6 +569,20 @@ def dot(a, b):
     return matmul(a, b)
 
 
+def tensordot(a, b, axes=2):
+    """numpy's tensordot: `axes` an int (the last axes of a with the first of b)
+    or a pair of axis sequences; the free axes of a, then those of b."""
+    a, b = _as_array(a), _as_array(b)
+    if isinstance(axes, int):
+        na = _aval(a).ndim
+        left, right = tuple(range(na - axes, na)), tuple(range(axes))
+    else:
+        left, right = axes
+        left = (left,) if isinstance(left, int) else tuple(left)
+        right = (right,) if isinstance(right, int) else tuple(right)
+    return lax.dot_general(a, b, ((left, right), ((), ())))
+
+
 def outer(a, b):
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 

@@ -1,11 +1,9 @@
-"""jnp.einsum by broadcasting: each operand is laid out over every label,
-the product taken, and the labels missing from the output summed away.
-Simple and exact; the operands data-parallel programs give it are small."""
+"""jnp.einsum as JAX computes it: operands contracted pairwise, each pair by
+one dot_general (one batched matmul on BLAS)."""
 
 import jax.numpy as jnp
+from jax import lax
 from jax._src import core
-
-_MAX_ELEMENTS = 1 << 26
 
 
 def _parse(subscripts, count):
@@ -48,24 +46,43 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
     for label in out:
         if label not in size:
             raise ValueError(f"einsum(): output label '{label}' is not in the inputs")
-    labels = list(out) + sorted(l for l in size if l not in out)
-    total = 1
-    for l in labels:
-        total *= size[l]
-    if total > _MAX_ELEMENTS:
-        raise NotImplementedError('jnp.einsum on operands this large: use jnp.dot / jnp.matmul / jnp.tensordot')
-    product = None
-    for t, x in zip(terms, ops):
+    # Each operand's diagonals taken and its own labels summed, then the
+    # operands contracted left to right, each pair by one dot_general.
+    pending = []
+    for k, (t, x) in enumerate(zip(terms, ops)):
         x = _diagonal(x, t)
         t = ''.join(dict.fromkeys(t))
-        # Transpose to the order of `labels`, then add size-1 axes for the rest.
-        order = sorted(range(len(t)), key=lambda i: labels.index(t[i]))
-        x = jnp.transpose(x, order) if order != list(range(len(t))) else x
-        shape = [size[l] if l in t else 1 for l in labels]
-        x = jnp.reshape(x, shape)
-        product = x if product is None else jnp.multiply(product, x)
-    summed = tuple(range(len(out), len(labels)))
-    return jnp.sum(product, axis=summed) if summed else product
+        elsewhere = set(out).union(*(set(u) for j, u in enumerate(terms) if j != k))
+        x, t = _sum_labels(x, t, [l for l in t if l not in elsewhere])
+        pending.append((x, t))
+    x, t = pending[0]
+    for k in range(1, len(pending)):
+        y, u = pending[k]
+        later = set(out).union(*(set(v) for _, v in pending[k + 1:]))
+        x, t = _contract(x, t, y, u, later)
+    x, t = _sum_labels(x, t, [l for l in t if l not in out])
+    order = [t.index(l) for l in out]
+    x = jnp.transpose(x, order) if order != list(range(len(t))) else x
+    return x if preferred_element_type is None else x.astype(preferred_element_type)
+
+
+def _sum_labels(x, t, labels):
+    if not labels:
+        return x, t
+    return jnp.sum(x, axis=tuple(t.index(l) for l in labels)), ''.join(l for l in t if l not in labels)
+
+
+def _contract(x, t, y, u, keep):
+    """x (labels t) times y (labels u): the labels of both that are kept are
+    batch dimensions, the others contracted; the result's labels are the
+    batch ones, then x's free ones, then y's (dot_general's order)."""
+    shared = [l for l in t if l in u]
+    batch = [l for l in shared if l in keep]
+    contract = [l for l in shared if l not in keep]
+    dims = (([t.index(l) for l in contract], [u.index(l) for l in contract]),
+            ([t.index(l) for l in batch], [u.index(l) for l in batch]))
+    labels = ''.join(batch) + ''.join(l for l in t if l not in shared) + ''.join(l for l in u if l not in shared)
+    return lax.dot_general(x, y, dims), labels
 
 
 def _diagonal(x, t):
