@@ -58,8 +58,12 @@ std::vector<Array> execute(const Program& p, std::span<const Array> args) {
     } else {
       // One equation, or a chain on a device whose arrays live in device
       // memory: its equations run one at a time.
-      for (int e = 0; e < step.equation_count; ++e) {
-        run_equation(p.equations()[static_cast<std::size_t>(step.first_equation + e)]);
+      if (step.rewritten) {
+        run_equation(*step.rewritten);
+      } else {
+        for (int e = 0; e < step.equation_count; ++e) {
+          run_equation(p.equations()[static_cast<std::size_t>(step.first_equation + e)]);
+        }
       }
     }
     for (Var v : step.release) env[static_cast<std::size_t>(v)] = Array();

@@ -156,3 +156,46 @@ TEST_CASE("program::execute: a value's array is freed after its last reader", "[
   CHECK(stats.allocations == 6);
   CHECK(stats.peak_bytes == 2 * 100 * 100 * 4);  // the operand and the result of one transpose
 }
+
+TEST_CASE("program::plan: a matmul reads a transpose's operand in place, with the flag, and the transpose goes",
+          "[program][fusion]") {
+  ProgramBuilder b;
+  Var x = b.add_input({{2, 6, 5}, DType::kFloat32, false});
+  Var w = b.add_input({{2, 4, 5}, DType::kFloat32, false});
+  Var v = b.add_input({{3, 6}, DType::kFloat32, false});
+  // x @ swapaxes(w, -1, -2): batched, rhs folded
+  Var wt = b.add_equation("transpose", {Atom::of(w)}, with("permutation", {0, 2, 1}), kLoc)[0];
+  Var y = b.add_equation("matmul", {Atom::of(x), Atom::of(wt)}, {}, kLoc)[0];
+  // matmul[transpose_a](v.T, v.T) = v @ v.T: a's flags cancel, b gets one;
+  // v.T is also returned, so its transpose stays
+  Var vt = b.add_equation("transpose", {Atom::of(v)}, with("permutation", {1, 0}), kLoc)[0];
+  Params ta;
+  ta.set("transpose_a", true);
+  Var z = b.add_equation("matmul", {Atom::of(vt), Atom::of(vt)}, ta, kLoc)[0];
+  b.set_outputs({Atom::of(y), Atom::of(z), Atom::of(vt)});
+  ProgramRef p = b.finish();
+
+  const ExecutionPlan& plan = p->plan();
+  REQUIRE(plan.steps.size() == 3);  // matmul, transpose of v, matmul
+  REQUIRE(plan.steps[0].rewritten != nullptr);
+  CHECK(plan.steps[0].first_equation == 1);
+  CHECK(plan.steps[0].rewritten->inputs[1].var == w);
+  CHECK(plan.steps[0].rewritten->params.get_or<bool>("transpose_b", false));
+  CHECK(plan.steps[0].release == std::vector<Var>{x, w});
+  CHECK(plan.steps[1].first_equation == 2);
+  CHECK(plan.steps[1].rewritten == nullptr);
+  REQUIRE(plan.steps[2].rewritten != nullptr);
+  CHECK(plan.steps[2].rewritten->inputs[0].var == v);
+  CHECK(plan.steps[2].rewritten->inputs[1].var == v);
+  CHECK_FALSE(plan.steps[2].rewritten->params.get_or<bool>("transpose_a", true));
+  CHECK(plan.steps[2].rewritten->params.get_or<bool>("transpose_b", false));
+
+  std::vector<Array> args{ramp({2, 6, 5}), ramp({2, 4, 5}), ramp({3, 6})};
+  std::vector<Array> got = execute(*p, args);
+  std::vector<Array> plain = one_at_a_time(*p, args);
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    INFO("output " << k);
+    CHECK(got[k].shape() == plain[k].shape());
+    CHECK(got[k].identical(plain[k]));
+  }
+}
