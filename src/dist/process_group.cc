@@ -247,6 +247,10 @@ void ProcessGroup::stop(const char* reason, const std::string& detail) {
 }
 
 void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, std::int64_t my_n) {
+  // This rank's own stop first: a SIGINT the launcher sent every rank also
+  // ends the others, and a rank that got it must report its interruption,
+  // not the peer's failure the same signal caused (exit 130, not 1).
+  if (poll_hook_) poll_hook_();
   for (int r = 0; r < world_; ++r) {
     if (r == rank_ || s.of(r) == nullptr) continue;
     const std::string state = s.state(r);
