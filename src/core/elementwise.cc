@@ -291,7 +291,8 @@ template <BinaryOp Op, class C>
 }
 
 template <BinaryOp Op, class T>
-SPMD_KERNEL_CLONES void binary_kernel_of(const void* av, std::int64_t sa, const void* bv, std::int64_t sb, void* ov, std::int64_t n) {
+SPMD_KERNEL_CLONES void binary_kernel_of(const void* av, std::int64_t sa, const void* bv, std::int64_t sb, void* ov,
+                                         std::int64_t n) {
   using C = Compute<T>;
   using O = std::conditional_t<binary_kind(Op) == BinaryKind::kCompare, bool, T>;
   const T* a = static_cast<const T*>(av);
@@ -332,8 +333,8 @@ BinaryKernel binary_kernel_dispatch(BinaryOp op, DType compute, std::index_seque
 }
 
 template <class T>
-SPMD_KERNEL_CLONES void select_kernel_of(const bool* c, std::int64_t sc, const void* xv, std::int64_t sx, const void* yv,
-                      std::int64_t sy, void* ov, std::int64_t n) {
+SPMD_KERNEL_CLONES void select_kernel_of(const bool* c, std::int64_t sc, const void* xv, std::int64_t sx,
+                                         const void* yv, std::int64_t sy, void* ov, std::int64_t n) {
   const T* x = static_cast<const T*>(xv);
   const T* y = static_cast<const T*>(yv);
   T* out = static_cast<T*>(ov);
@@ -428,10 +429,11 @@ std::string_view op_name(BinaryOp op) {
 
 namespace detail {
 
-ElementwiseTypes unary_types(UnaryOp op, DType dt, bool weak) {
+ElementwiseTypes unary_types(UnaryOp op, DType dt, bool weak, const Shape& shape) {
   const std::string name(op_name(op));
   if (dt == DType::kBool && (op == UnaryOp::kNegative || op == UnaryOp::kSign)) {
-    throw_invalid_argument("TypeError", name + ": not supported for bool operands (got bool)",
+    throw_invalid_argument("TypeError",
+                           name + ": not supported for bool operands (got bool" + shape_to_string(shape) + ")",
                            op == UnaryOp::kNegative ? "use logical_not for booleans, or cast with astype(int32) first"
                                                     : "cast with astype(int32) first");
   }
@@ -515,7 +517,7 @@ ConvertKernel convert_kernel(DType from, DType to) {
 namespace {
 
 // A contiguous kernel over whole arrays, in parallel chunks.
-template <class Kernel, class... Strides>
+template <class Kernel>
 void run_contiguous(std::int64_t n, std::size_t in_size, const void* in, std::size_t out_size, void* out,
                     Kernel kernel) {
   detail::parallel_elements(n, [&](std::int64_t b, std::int64_t e) {
@@ -529,7 +531,7 @@ void run_contiguous(std::int64_t n, std::size_t in_size, const void* in, std::si
 Array unary(UnaryOp op, const Array& x) {
   const std::string name(op_name(op));
   check_placement(x, name);
-  const detail::ElementwiseTypes t = detail::unary_types(op, x.dtype(), x.weak_type());
+  const detail::ElementwiseTypes t = detail::unary_types(op, x.dtype(), x.weak_type(), x.shape());
   Array in = detail::converted(x, t.compute, name);
   Array out = Array::uninitialized(x.shape(), t.out, name);
   if (detail::DeviceOps* ops = detail::placement_ops(name)) {

@@ -24,8 +24,8 @@ struct ElementwiseTypes {
 };
 
 /// JAX's rules (see elementwise.h); throw InvalidArgument (kind "TypeError")
-/// for the combinations unary() / binary() refuse.
-ElementwiseTypes unary_types(UnaryOp op, DType x, bool x_weak);
+/// for the combinations unary() / binary() refuse (`x_shape` for its message).
+ElementwiseTypes unary_types(UnaryOp op, DType x, bool x_weak, const Shape& x_shape);
 ElementwiseTypes binary_types(BinaryOp op, DType a, bool a_weak, DType b, bool b_weak);
 /// where(cond, x, y): cond becomes bool; x and y are promoted together.
 ElementwiseTypes select_types(DType x, bool x_weak, DType y, bool y_weak);

@@ -89,7 +89,7 @@ ElementwiseChain::Value ElementwiseChain::as_dtype(Value v, DType dtype, const s
 
 ElementwiseChain::Value ElementwiseChain::unary(UnaryOp op, Value x) {
   const std::string name(op_name(op));
-  const ElementwiseTypes t = unary_types(op, info(x).dtype, info(x).weak);
+  const ElementwiseTypes t = unary_types(op, info(x).dtype, info(x).weak, shape_);
   Step s;
   s.kind = Kind::kUnary;
   s.operands[0] = as_dtype(x, t.compute, name);
@@ -216,7 +216,8 @@ void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::sp
     } else {
       std::byte* dst = slot(vi.slot);
       walk_strided<2>(in.loop, {0, 0}, begin, begin + count,
-                      [&](const std::array<std::int64_t, 2>& off, std::int64_t n, const std::array<std::int64_t, 2>& s) {
+                      [&](const std::array<std::int64_t, 2>& off, std::int64_t n,
+                          const std::array<std::int64_t, 2>& s) {
                         copy_strided(static_cast<std::size_t>(size), base + off[1] * size, s[1],
                                      dst + (off[0] - begin) * size, n);
                       });
@@ -280,7 +281,8 @@ std::optional<std::vector<Array>> ElementwiseChain::run(
   // A slot holds a block of the widest dtype (a small chain's block is its size).
   const std::int64_t slot_bytes = std::min(n, kBlock) * 8;
   parallel_elements(n, [&](std::int64_t begin, std::int64_t end) {
-    std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes)]);
+    const auto scratch_bytes = static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes);
+    std::unique_ptr<std::byte[]> scratch(new std::byte[scratch_bytes]);
     std::vector<const std::byte*> at(values_.size());
     std::vector<std::int64_t> stride(values_.size());
     for (std::int64_t b = begin; b < end; b += kBlock) {

@@ -148,7 +148,9 @@ void sum_columns(const T* p, O* out, std::int64_t r, std::int64_t outer) {
     }
     std::vector<Acc> column(static_cast<std::size_t>(nblocks));
     for (std::int64_t j = 0; j < w; ++j) {
-      for (std::int64_t b = 0; b < nblocks; ++b) column[static_cast<std::size_t>(b)] = partial[static_cast<std::size_t>(b * w + j)];
+      for (std::int64_t b = 0; b < nblocks; ++b) {
+        column[static_cast<std::size_t>(b)] = partial[static_cast<std::size_t>(b * w + j)];
+      }
       const Acc total = combine_pairwise(column, [](Acc a, Acc b) {
         if constexpr (kFloatT<T>) return a + b;
         else return wrap_add64(a, b);
@@ -411,11 +413,12 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
     default: break;
   }
 
-  const bool by_columns = !trailing && leading && op == ReduceOp::kSum && detail::placement_ops(name) == nullptr;
+  detail::DeviceOps* ops = detail::placement_ops(name);
+  const bool by_columns = !trailing && leading && op == ReduceOp::kSum && ops == nullptr;
   Array data = trailing || by_columns ? x : detail::permuted_copy(x, perm, name);
   Array out = Array::uninitialized(out_shape, out_dtype, name);
   if (outer == 0) return out.with_weak_type(weak);
-  if (detail::DeviceOps* ops = detail::placement_ops(name)) {
+  if (ops != nullptr) {
     Array dd = detail::in_placement_memory(data, name);
     ops->reduce(detail::placement_device(), op, detail::operand(dd), detail::output(out), outer, r);
     return out.with_weak_type(weak);
