@@ -1,5 +1,7 @@
 #include "spmd/detail/buffer.h"
 
+#include <stdexcept>
+
 #include "core/arena.h"
 #include "core/placement.h"
 
@@ -54,6 +56,43 @@ std::vector<std::shared_ptr<Buffer>> Buffer::allocate_shared(const std::vector<s
     throw;
   }
   return buffers;
+}
+
+std::shared_ptr<Buffer> Buffer::over_block(const std::shared_ptr<Arena>& arena, std::shared_ptr<void> block,
+                                           std::size_t nbytes, std::string_view what) {
+  if (arena->memory_kind() != MemoryKind::kHost) {
+    throw std::logic_error("Buffer::over_block: only host-memory arenas can share a block");
+  }
+  arena->charge(nbytes, what);
+  try {
+    void* data = block.get();
+    return std::make_shared<Buffer>(Key{}, arena, data, nbytes, std::move(block));
+  } catch (...) {
+    arena->uncharge(nbytes);
+    throw;
+  }
+}
+
+std::shared_ptr<void> Buffer::block() {
+  if (arena_->memory_kind() != MemoryKind::kHost) {
+    throw std::logic_error("Buffer::block: device memory is not shared between devices");
+  }
+  std::call_once(share_once_, [this] {
+    if (shared_block_) return;  // made over a shared block already
+    // From now on the block frees the memory and this buffer only uncharges
+    // its arena (see the destructor): the same two halves deallocate() does.
+    // Made whole before it owns anything, so a failed allocation leaves the
+    // buffer as it was.
+    struct Owner {
+      std::shared_ptr<Arena> arena;
+      void* data;
+      std::size_t nbytes;
+      ~Owner() { arena->release(data, nbytes); }
+    };
+    auto owner = std::make_shared<Owner>(arena_, data_, nbytes_);  // built in place: no temporary frees
+    shared_block_ = std::shared_ptr<void>(owner, data_);
+  });
+  return shared_block_;
 }
 
 Buffer::~Buffer() {

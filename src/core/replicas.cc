@@ -9,9 +9,10 @@
 namespace spmd::detail {
 
 struct ArrayInternals {
-  static Array over(std::shared_ptr<Buffer> buffer, const Shape& shape, DType dtype) {
-    return Array(std::move(buffer), shape, dtype, /*weak=*/false);
+  static Array over(std::shared_ptr<Buffer> buffer, const Shape& shape, DType dtype, bool weak = false) {
+    return Array(std::move(buffer), shape, dtype, weak);
   }
+  static const std::shared_ptr<Buffer>& buffer(const Array& a) { return a.buffer_; }
 };
 
 std::vector<Array> uninitialized_replicas(const std::vector<std::shared_ptr<Arena>>& arenas, const Shape& shape,
@@ -26,6 +27,16 @@ std::vector<Array> uninitialized_replicas(const std::vector<std::shared_ptr<Aren
     arrays.push_back(ArrayInternals::over(std::move(buffer), shape, dtype));
   }
   return arrays;
+}
+
+std::optional<SharedContents> SharedContents::of(const Array& a) {
+  const std::shared_ptr<Buffer>& buffer = ArrayInternals::buffer(a);
+  if (!buffer || buffer->memory_kind() != MemoryKind::kHost) return std::nullopt;
+  return SharedContents(buffer->block(), buffer->size(), a.shape(), a.dtype(), a.weak_type());
+}
+
+Array SharedContents::on(const std::shared_ptr<Arena>& arena, std::string_view what) const {
+  return ArrayInternals::over(Buffer::over_block(arena, block_, nbytes_, what), shape_, dtype_, weak_);
 }
 
 }  // namespace spmd::detail

@@ -111,4 +111,16 @@ ExecutionPlan make_execution_plan(const Program& p) {
   return plan;
 }
 
+const Equation& step_equation(const Program& p, const PlanStep& step) {
+  return step.rewritten ? *step.rewritten : p.equations()[static_cast<std::size_t>(step.first_equation)];
+}
+
+const std::vector<Atom>& step_inputs(const Program& p, const PlanStep& step) {
+  return step.fused ? step.fused->inputs() : step_equation(p, step).inputs;
+}
+
+const std::vector<Var>& step_outputs(const Program& p, const PlanStep& step) {
+  return step.fused ? step.fused->outputs() : step_equation(p, step).outputs;
+}
+
 }  // namespace spmd::program

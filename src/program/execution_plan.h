@@ -38,4 +38,13 @@ struct ExecutionPlan {
 
 ExecutionPlan make_execution_plan(const Program& p);
 
+/// The values a step reads from before it (a fused chain's outside
+/// operands, or its one equation's inputs as it runs).
+const std::vector<Atom>& step_inputs(const Program& p, const PlanStep& step);
+/// The arrays a step makes (a fused chain's materialised values, or its one
+/// equation's outputs).
+const std::vector<Var>& step_outputs(const Program& p, const PlanStep& step);
+/// The equation a step of one equation runs (rewritten or the program's).
+const Equation& step_equation(const Program& p, const PlanStep& step);
+
 }  // namespace spmd::program

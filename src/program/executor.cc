@@ -2,10 +2,16 @@
 
 #include "spmd/program/executor.h"
 
+#include <memory>
 #include <optional>
+#include <string>
 
+#include "core/arena.h"
+#include "core/placement.h"
 #include "program/execution_plan.h"
 #include "program/fusion.h"
+#include "program/invariance.h"
+#include "program/shared_execution.h"
 #include "spmd/error.h"
 #include "spmd/pmap/pmap.h"
 #include "spmd/program/primitive.h"
@@ -13,7 +19,28 @@
 
 namespace spmd::program {
 
-std::vector<Array> execute(const Program& p, std::span<const Array> args) {
+namespace {
+
+// What a device taking a shared step's outputs is charged for (named as the
+// primitives that make them, as when it computes them itself).
+std::vector<std::string> output_names(const Program& p, const PlanStep& step) {
+  std::vector<std::string> names;
+  for (Var v : step_outputs(p, step)) {
+    std::string name = "shared value";
+    for (int e = step.first_equation; e < step.first_equation + step.equation_count; ++e) {
+      const Equation& eq = p.equations()[static_cast<std::size_t>(e)];
+      for (Var out : eq.outputs) {
+        if (out == v) name = eq.primitive->name + " output";
+      }
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<Array> execute(const Program& p, std::span<const Array> args, SharedResults* shared) {
   if (args.size() != p.inputs().size()) {
     throw InvalidArgument(make_report("TypeError", "program takes " + std::to_string(p.inputs().size()) +
                                                        " arguments, got " + std::to_string(args.size())));
@@ -31,6 +58,9 @@ std::vector<Array> execute(const Program& p, std::span<const Array> args) {
   auto value = [&](const Atom& a) -> const Array& {
     return a.is_literal() ? a.literal : env[static_cast<std::size_t>(a.var)];
   };
+  // Device memory is never shared: such a device computes every step.
+  const std::shared_ptr<detail::Arena>& arena = detail::current_placement()->arena;
+  if (shared && arena->memory_kind() != MemoryKind::kHost) shared = nullptr;
   std::vector<Array> in;
   auto run_equation = [&](const Equation& eq) {
     set_current_location(eq.loc);
@@ -38,9 +68,13 @@ std::vector<Array> execute(const Program& p, std::span<const Array> args) {
     in.clear();
     for (const Atom& a : eq.inputs) in.push_back(value(a));
     std::vector<Array> out = apply(*eq.primitive, in, eq.params, eq.loc);
+    // The operands go now: one released after this step must not stay
+    // charged to the device while a later step that never touches `in` (a
+    // shared one taken) allocates.
+    in.clear();
     for (std::size_t k = 0; k < eq.outputs.size(); ++k) env[static_cast<std::size_t>(eq.outputs[k])] = std::move(out[k]);
   };
-  for (const PlanStep& step : p.plan().steps) {
+  auto run_step = [&](const PlanStep& step) {
     const Equation& first = p.equations()[static_cast<std::size_t>(step.first_equation)];
     std::optional<std::vector<Array>> fused;
     if (step.fused) {
@@ -49,22 +83,55 @@ std::vector<Array> execute(const Program& p, std::span<const Array> args) {
       for (const Atom& a : step.fused->inputs()) in.push_back(value(a));
       fused = step.fused->chain().run(
           in, [&](std::size_t k) { set_current_location(step.fused->output_locs()[k]); });
+      in.clear();
     }
     if (fused) {
       count_steps(static_cast<std::uint64_t>(step.equation_count));
       for (std::size_t k = 0; k < fused->size(); ++k) {
         env[static_cast<std::size_t>(step.fused->outputs()[k])] = std::move((*fused)[k]);
       }
+    } else if (step.rewritten) {
+      run_equation(*step.rewritten);
     } else {
       // One equation, or a chain on a device whose arrays live in device
       // memory: its equations run one at a time.
-      if (step.rewritten) {
-        run_equation(*step.rewritten);
-      } else {
-        for (int e = 0; e < step.equation_count; ++e) {
-          run_equation(p.equations()[static_cast<std::size_t>(step.first_equation + e)]);
-        }
+      for (int e = 0; e < step.equation_count; ++e) {
+        run_equation(p.equations()[static_cast<std::size_t>(step.first_equation + e)]);
       }
+    }
+  };
+  // A step one device computes for all: take it, or compute it (publishing
+  // it when this device is the first).
+  auto run_shared_step = [&](std::size_t s, const PlanStep& step) {
+    const std::vector<Var>& outputs = step_outputs(p, step);
+    if (auto taken = shared->take(s, arena)) {
+      set_current_location(step_equation(p, step).loc);
+      count_steps(static_cast<std::uint64_t>(step.equation_count));
+      for (std::size_t k = 0; k < outputs.size(); ++k) env[static_cast<std::size_t>(outputs[k])] = std::move((*taken)[k]);
+    } else if (shared->claim(s)) {
+      try {
+        run_step(step);
+      } catch (...) {
+        shared->abandon(s);
+        throw;
+      }
+      std::vector<Array> made;
+      for (Var v : outputs) made.push_back(env[static_cast<std::size_t>(v)]);
+      std::vector<Array> read;
+      for (const Atom& a : step_inputs(p, step)) read.push_back(value(a));
+      shared->publish(s, made, read, output_names(p, step));
+    } else {
+      run_step(step);
+    }
+    shared->passed(s);
+  };
+  const std::vector<PlanStep>& steps = p.plan().steps;
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const PlanStep& step = steps[s];
+    if (shared && shared->shared(s)) {
+      run_shared_step(s, step);
+    } else {
+      run_step(step);
     }
     for (Var v : step.release) env[static_cast<std::size_t>(v)] = Array();
   }
@@ -74,8 +141,35 @@ std::vector<Array> execute(const Program& p, std::span<const Array> args) {
   return result;
 }
 
+namespace {
+
+// The names a pmap binds, as its collectives name them.
+std::vector<std::string> axis_names(const PmapOptions& options) {
+  std::vector<std::string> names;
+  if (!options.mesh.empty()) {
+    for (const MeshAxis& axis : options.mesh) names.push_back(axis.name);
+  } else if (!options.axis_name.empty()) {
+    names.push_back(options.axis_name);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<Array> execute(const Program& p, std::span<const Array> args) { return execute(p, args, nullptr); }
+
 std::vector<Array> pmap_program(const ProgramRef& p, std::span<const Array> args, const PmapOptions& options) {
-  return pmap([p](std::span<const Array> shard) { return execute(*p, shard); }, args, options);
+  std::vector<bool> replicated_inputs(p->inputs().size(), false);
+  for (std::size_t k = 0; k < options.in_axes.size() && k < replicated_inputs.size(); ++k) {
+    replicated_inputs[k] = !options.in_axes[k].has_value();
+  }
+  auto shared = std::make_shared<SharedResults>(shared_steps(*p, replicated_inputs, axis_names(options)));
+  return pmap(
+      [p, shared](std::span<const Array> shard) {
+        shared->join(current_device().devices_in_pmap);
+        return execute(*p, shard, shared.get());
+      },
+      args, options);
 }
 
 }  // namespace spmd::program

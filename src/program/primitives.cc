@@ -889,6 +889,19 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("debug_callback", callback_abstract, callback_impl);
   add("debug_breakpoint", breakpoint_abstract, breakpoint_impl);
   add("decision", decision_abstract, decision_impl);
+
+  for (auto& [name, prim] : r) {
+    if (prim.fusion != Fusion::kNone) prim.replication = Replication::kPure;  // elementwise
+  }
+  for (auto [name, op] : reductions) r.at(name).replication = Replication::kPure;
+  for (const char* name : {"reshape", "transpose", "concatenate", "matmul", "index", "take", "cumsum", "cumprod", "rev",
+                           "sort", "threefry_split", "threefry_fold_in", "threefry_bits", "random_unit",
+                           "randint_bits", "erf", "erf_inv", "index_update", "stop_gradient", "sharding_constraint"}) {
+    r.at(name).replication = Replication::kPure;
+  }
+  for (const char* name : {"psum", "pmean", "pmax", "pmin", "all_gather"}) {
+    r.at(name).replication = Replication::kReplicating;
+  }
   return r;
 }
 

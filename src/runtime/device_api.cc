@@ -24,7 +24,7 @@ DeviceInfo current_device() {
     throw_invalid_argument("InvalidArgument", "current_device() called on the host",
                            "only a function running inside pmap has a current device; check in_device() first");
   }
-  return DeviceInfo{ctx->device, ctx->label, ctx->env, ctx->index_in_pmap};
+  return DeviceInfo{ctx->device, ctx->label, ctx->env, ctx->index_in_pmap, ctx->devices_in_pmap};
 }
 
 void set_current_location(SourceLoc loc) {

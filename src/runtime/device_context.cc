@@ -60,7 +60,8 @@ std::string RecentEvent::render() const {
 }
 
 DeviceContext::DeviceContext(Run& r, DeviceContext* p, int id, DeviceId dev, std::vector<AxisBinding> e,
-                             int index, int axes_bound, std::shared_ptr<Arena> arena, std::unique_ptr<Parker> parker)
+                             int index, int devices, int axes_bound, std::shared_ptr<Arena> arena,
+                             std::unique_ptr<Parker> parker)
     : parker_(std::move(parker)),
       run(r),
       history_(std::max(kHistoryCapacity, r.options().recent_events)),
@@ -69,6 +70,7 @@ DeviceContext::DeviceContext(Run& r, DeviceContext* p, int id, DeviceId dev, std
       device(dev),
       env(std::move(e)),
       index_in_pmap(index),
+      devices_in_pmap(devices),
       pmap_axes(axes_bound),
       label(make_label(device, env)) {
   placement.context = this;

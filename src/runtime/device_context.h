@@ -79,7 +79,8 @@ class alignas(64) DeviceContext {
   static constexpr std::size_t kHistoryCapacity = 128;
 
   DeviceContext(Run& run, DeviceContext* parent, int uid, DeviceId device, std::vector<AxisBinding> env,
-                int index_in_pmap, int pmap_axes, std::shared_ptr<Arena> arena, std::unique_ptr<Parker> parker);
+                int index_in_pmap, int devices_in_pmap, int pmap_axes, std::shared_ptr<Arena> arena,
+                std::unique_ptr<Parker> parker);
   DeviceContext(const DeviceContext&) = delete;
   DeviceContext& operator=(const DeviceContext&) = delete;
 
@@ -121,6 +122,7 @@ class alignas(64) DeviceContext {
   const DeviceId device;      // physical device: arena and reports
   const std::vector<AxisBinding> env;  // outermost first
   const int index_in_pmap;
+  const int devices_in_pmap;  // this process's devices in the innermost pmap, this one included
   const int pmap_axes;        // how many trailing env axes the innermost pmap bound
   const std::string label;    // "device 3" or "device 3 (i=1, j=1)"
 

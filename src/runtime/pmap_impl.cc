@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "backend/backend.h"
+#include "core/arena.h"
 #include "core/device_ops.h"
+#include "core/replicas.h"
 #include "runtime/run_reports.h"
 #include "runtime/run.h"
 #include "runtime/shard.h"
@@ -283,15 +286,23 @@ std::vector<int> coordinates(const PmapPlan& plan, int i) {
   return c;
 }
 
-std::vector<Array> shard_inputs(const PmapPlan& plan, std::span<const Array> args, const DeviceContext& ctx) {
+// `replicated[k]`: argument k's contents for every device to share, where it
+// is replicated and in host memory.
+std::vector<Array> shard_inputs(const PmapPlan& plan, std::span<const Array> args,
+                                std::span<const std::optional<SharedContents>> replicated, const DeviceContext& ctx) {
   PlacementScope scope(&ctx.placement);
   std::vector<Array> mine;
   mine.reserve(args.size());
   const int mapped_dims = static_cast<int>(plan.axes.size());
+  const bool host_arena = ctx.placement.arena->memory_kind() == MemoryKind::kHost;
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (plan.in_axes[k]) {
       int a = *plan.in_axes[k];
       mine.push_back(take_slice(merge_dims(args[k], a, mapped_dims), a, ctx.index_in_pmap));
+    } else if (replicated[k] && host_arena) {
+      // Replicated: every device reads the argument's own block, charged to
+      // its arena as its own copy would be (arrays are never written).
+      mine.push_back(replicated[k]->on(ctx.placement.arena, "replicated pmap input"));
     } else {
       // Replicated: every device gets its own copy in its own arena.
       Array copy = Array::uninitialized(args[k].shape(), args[k].dtype(), "replicated pmap input");
@@ -400,11 +411,15 @@ LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& pla
     std::vector<int> c = coordinates(plan, i);
     for (std::size_t a = 0; a < plan.axes.size(); ++a) env.push_back({plan.axes[a].name, c[a], plan.axes[a].size});
     lr.contexts.push_back(&run.add_context(parent, plan.device_ids[static_cast<std::size_t>(i)], std::move(env),
-                                           i - plan.first, static_cast<int>(plan.axes.size())));
+                                           i - plan.first, plan.count, static_cast<int>(plan.axes.size())));
+  }
+  std::vector<std::optional<SharedContents>> replicated(args.size());
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (!plan.in_axes[k] && args[k].valid()) replicated[k] = SharedContents::of(args[k]);
   }
   std::vector<std::vector<Array>> shards;
   shards.reserve(lr.contexts.size());
-  for (DeviceContext* ctx : lr.contexts) shards.push_back(shard_inputs(plan, args, *ctx));
+  for (DeviceContext* ctx : lr.contexts) shards.push_back(shard_inputs(plan, args, replicated, *ctx));
   lr.results.resize(lr.contexts.size());
   DeviceBody body = [&](DeviceContext& ctx) {
     std::size_t i = static_cast<std::size_t>(ctx.index_in_pmap);

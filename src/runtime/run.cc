@@ -31,12 +31,12 @@ Run::Run(RuntimeState& runtime, RunInfo info)
 Run::~Run() = default;
 
 DeviceContext& Run::add_context(DeviceContext* parent, DeviceId device, std::vector<AxisBinding> env,
-                                int index_in_pmap, int pmap_axes) {
+                                int index_in_pmap, int devices_in_pmap, int pmap_axes) {
   std::shared_ptr<Arena> arena = runtime_.arena(device);
   std::lock_guard<std::mutex> lock(mu_);
   int uid = static_cast<int>(contexts_.size());
   contexts_.push_back(std::make_unique<DeviceContext>(*this, parent, uid, device, std::move(env), index_in_pmap,
-                                                      pmap_axes, std::move(arena), runtime_.backend->make_parker()));
+                                                      devices_in_pmap, pmap_axes, std::move(arena), runtime_.backend->make_parker()));
   DeviceContext& ctx = *contexts_.back();
   // Live from creation, not from the first instruction: otherwise a parent
   // parked for children that have not started yet would look deadlocked.

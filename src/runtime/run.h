@@ -73,7 +73,7 @@ class Run final : public LaunchedRun {
 
   /// Creates a device context (top-level: parent == nullptr).
   DeviceContext& add_context(DeviceContext* parent, DeviceId device, std::vector<AxisBinding> env,
-                             int index_in_pmap, int pmap_axes);
+                             int index_in_pmap, int devices_in_pmap, int pmap_axes);
 
   /// A device's whole life, the one place it is written: started, the
   /// backend's enter_device, `body`, leave_device, finished; or ended with

@@ -110,6 +110,9 @@ class Array {
 
   /// Byte-wise equality of dtype, shape and contents (any memory kinds).
   bool identical(const Array& other) const;
+  /// True when both arrays are over one block of memory: one is a view of
+  /// the other (a reshape), or devices share a replicated value's block.
+  bool shares_memory_with(const Array& other) const;
 
   /// "f32[4,10]".
   std::string abstract_type() const;

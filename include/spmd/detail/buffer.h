@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,19 @@ class Buffer {
   /// simulator's collectives whose result is the same on every member.
   static std::vector<std::shared_ptr<Buffer>> allocate_shared(const std::vector<std::shared_ptr<Arena>>& arenas,
                                                               std::size_t nbytes, std::string_view what);
+  /// A buffer over `block` (from block() of a host-memory buffer), charged
+  /// to `arena` as a copy of its `nbytes` would be: the same
+  /// OutOfMemoryError when the arena is over capacity. Host-memory arenas
+  /// only (std::logic_error otherwise).
+  static std::shared_ptr<Buffer> over_block(const std::shared_ptr<Arena>& arena, std::shared_ptr<void> block,
+                                            std::size_t nbytes, std::string_view what);
+
+  /// This buffer's memory as a block other arenas' buffers may share
+  /// (over_block). A buffer that owned its memory alone hands the ownership
+  /// to the block: its memory is then freed with the last buffer over the
+  /// block, while its arena is still uncharged when it dies. Host memory only
+  /// (std::logic_error otherwise). Safe to call from several threads.
+  std::shared_ptr<void> block();
 
   /// Only the factories above can make the key: construct through them.
   class Key {
@@ -58,6 +72,7 @@ class Buffer {
   std::shared_ptr<Arena> arena_;  // charged nbytes_
   void* data_;
   std::size_t nbytes_;
+  std::once_flag share_once_;  // makes shared_block_ for a buffer that owned its memory (block())
   std::shared_ptr<void> shared_block_;  // set: data_ is this block, shared with other arenas' buffers
 };
 

@@ -4,7 +4,8 @@
 ///
 /// For n devices, each argument with in_axes[k] = d must have size n along d;
 /// device i receives the slice i of that axis (the axis removed). Arguments
-/// with in_axes[k] = kReplicated are copied whole into every device's arena.
+/// with in_axes[k] = kReplicated go whole to every device, charged to its
+/// arena as a copy (in host memory, the devices read the argument's own block).
 /// Each device runs `fn` on its own fiber; outputs are stacked along
 /// out_axes (a new axis of size n), or returned once for kReplicated.
 ///

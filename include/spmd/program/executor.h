@@ -13,6 +13,11 @@
 /// XLA fuses loops, with bit-identical results and arrays only for the values
 /// read afterwards; every value is dropped after its last reader, so its
 /// arena memory serves what follows.
+///
+/// Under pmap_program, a step whose values are the same on every device
+/// (computed from replicated arguments and full-axis reductions only; see
+/// program/invariance.h) is computed by the first device to reach it and
+/// taken by the others, each charged for it as for its own result.
 
 #include <span>
 #include <vector>

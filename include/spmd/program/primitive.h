@@ -22,6 +22,22 @@ namespace spmd::program {
 /// over one shape runs as one pass over memory (see executor.h).
 enum class Fusion { kNone, kUnary, kBinary, kSelect, kConvert, kBroadcast };
 
+/// Whether a primitive gives the same bits on every device of a pmap: the
+/// executor computes a value once for all of them when it does (see
+/// program/invariance.h), as XLA hoists what does not depend on the device.
+enum class Replication {
+  /// Depends on which device runs it (axis_index, ppermute), has an effect
+  /// (debug_print, a recorded decision), or runs sub-programs: every device
+  /// runs it. The default.
+  kPerDevice,
+  /// A function of its operands and params alone.
+  kPure,
+  /// A collective whose result is the same on every member (psum, pmean,
+  /// pmax, pmin, all_gather): every device still runs it, and its result is
+  /// replicated over the axes it names (without axis_index_groups).
+  kReplicating,
+};
+
 struct Primitive {
   using AbstractEval = std::vector<Aval> (*)(const Primitive& self, std::span<const Aval> in, const Params& params,
                                              const AxisEnv& axes);
@@ -32,6 +48,7 @@ struct Primitive {
   Impl impl = nullptr;
   int op = 0;  ///< the kernel's op code (UnaryOp, BinaryOp, ReduceOp) where one implementation serves several
   Fusion fusion = Fusion::kNone;
+  Replication replication = Replication::kPerDevice;
 };
 
 /// The primitive called `name`; throws ProgramError kind "NotImplementedError"

@@ -28,6 +28,8 @@ struct DeviceInfo {
   /// Index of this device within the innermost pmap (0-based, row-major over
   /// the axes that pmap bound); 0 for the first device of each pmap.
   int index_in_pmap = 0;
+  /// How many devices of this process run that pmap (this one included).
+  int devices_in_pmap = 1;
 };
 
 /// True when called from a device function (inside pmap).

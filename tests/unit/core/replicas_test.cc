@@ -4,11 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "core/arena.h"
+#include "core/placement.h"
 #include "core/replicas.h"
+#include "spmd/detail/buffer.h"
 #include "spmd/error.h"
 
 using namespace spmd;
@@ -72,4 +75,59 @@ TEST_CASE("core::replicas: GPU-memory arenas never share a block", "[core][arena
   auto devices = arenas({1 << 20, 1 << 20}, MemoryKind::kCuda);
   CHECK_THROWS_AS(detail::uninitialized_replicas(devices, {4}, DType::kFloat32, "psum output"), std::logic_error);
   for (const auto& a : devices) CHECK(a->stats().live_bytes == 0);
+}
+
+TEST_CASE("core::replicas: a filled array's contents shared with other devices, each charged as for a copy",
+          "[core][arena]") {
+  auto devices = arenas({1 << 20, 1 << 20, 2000});
+  detail::Placement on0{nullptr, devices[0], 0};
+  std::optional<detail::SharedContents> contents;
+  Array original;
+  {
+    detail::PlacementScope scope(&on0);
+    original = Array::from_doubles(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3}, DType::kFloat32).with_weak_type(true);
+    contents = detail::SharedContents::of(original);
+  }
+  REQUIRE(contents.has_value());
+  CHECK(devices[0]->stats().live_bytes == 24);
+  Array on1 = contents->on(devices[1], "replicated pmap input");
+  CHECK(on1.device() == 1);
+  CHECK(on1.shares_memory_with(original));
+  CHECK(on1.shape() == Shape{2, 3});
+  CHECK(on1.weak_type());
+  CHECK(devices[1]->stats().live_bytes == 24);
+  // The array it came from goes; the block stays for the others, and its
+  // own device is no longer charged.
+  original = Array();
+  CHECK(devices[0]->stats().live_bytes == 0);
+  CHECK(on1.to_doubles() == std::vector<double>{1, 2, 3, 4, 5, 6});
+  Array on2 = contents->on(devices[2], "replicated pmap input");
+  contents.reset();
+  on1 = Array();
+  CHECK(on2.element_as_double(5) == 6);
+  on2 = Array();
+  for (const auto& a : devices) CHECK(a->stats().live_bytes == 0);
+
+  // Over capacity: the taker's own OutOfMemoryError.
+  Array big = Array::from_doubles(std::vector<double>(1000, 1.0), {1000}, DType::kFloat32);
+  auto e = [&] {
+    try {
+      detail::SharedContents::of(big)->on(devices[2], "sub output");
+    } catch (const OutOfMemoryError& e) {
+      return e;
+    }
+    throw std::runtime_error("expected OutOfMemoryError");
+  }();
+  CHECK(e.report().device == 2);
+  CHECK(e.report().message == "device 2: out of memory allocating 3.9 KiB for sub output");
+  CHECK(devices[2]->stats().live_bytes == 0);
+}
+
+TEST_CASE("core::replicas: arrays in GPU memory have no shareable contents", "[core][arena]") {
+  auto gpu = arenas({1 << 20}, MemoryKind::kCuda);
+  detail::Placement on_gpu{nullptr, gpu[0], 0};
+  detail::PlacementScope scope(&on_gpu);
+  Array a = Array::uninitialized({4}, DType::kFloat32, "x");
+  CHECK_FALSE(detail::SharedContents::of(a).has_value());
+  CHECK_THROWS_AS(detail::Buffer::over_block(gpu[0], std::make_shared<int>(0), 4, "x"), std::logic_error);
 }

@@ -32,7 +32,7 @@ struct Fixture {
     run = std::make_unique<spmd::detail::Run>(state, spmd::RunInfo{});
   }
   DeviceContext& device(int id, DeviceContext* parent = nullptr) {
-    return run->add_context(parent, id, {{"i", 2, id}}, id, 1);
+    return run->add_context(parent, id, {{"i", 2, id}}, id, 2, 1);
   }
 };
 
