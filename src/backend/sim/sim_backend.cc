@@ -2,8 +2,15 @@
 
 #include <boost/fiber/all.hpp>
 
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "backend/sim/fiber_scheduler.h"
 #include "backend/sim/stack_pool.h"
@@ -89,6 +96,72 @@ void device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body) {
 
 }  // namespace
 
+// `count` threads that wait for runs. Each run hands every thread a body
+// (thread 0 runs the devices, the others help until it is done) and returns
+// when all are back, so between runs no fiber exists on any of them. Runs
+// are one at a time. A pool inherited through fork() has no threads in the
+// child: the child makes its own.
+class SimBackend::FiberThreads {
+ public:
+  explicit FiberThreads(int count) : owner_(::getpid()) {
+    threads_.reserve(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) threads_.emplace_back([this, i] { serve(i); });
+  }
+  ~FiberThreads() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  FiberThreads(const FiberThreads&) = delete;
+  FiberThreads& operator=(const FiberThreads&) = delete;
+
+  bool usable_here() const { return ::getpid() == owner_; }
+
+  /// Runs `body(i)` on thread i, for every thread; returns when all returned.
+  void run(const std::function<void(int)>& body) {
+    std::unique_lock<std::mutex> one_run(run_mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    body_ = &body;
+    running_ = static_cast<int>(threads_.size());
+    ++generation_;
+    wake_.notify_all();
+    back_.wait(lock, [&] { return running_ == 0; });
+    body_ = nullptr;
+  }
+
+ private:
+  void serve(int index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int)>* body = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        body = body_;
+      }
+      (*body)(index);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--running_ == 0) back_.notify_all();
+    }
+  }
+
+  const pid_t owner_;
+  std::mutex run_mu_;  // one run at a time
+  std::mutex mu_;
+  std::condition_variable wake_;  // a run, or stop
+  std::condition_variable back_;  // every thread is back
+  const std::function<void(int)>* body_ = nullptr;
+  std::uint64_t generation_ = 0;
+  int running_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
 SimBackend::SimBackend(int devices, int threads, std::uint64_t seed, std::size_t stack_size,
                        detail::LocalDevices local)
     : devices_(devices),
@@ -97,7 +170,10 @@ SimBackend::SimBackend(int devices, int threads, std::uint64_t seed, std::size_t
       stack_size_(stack_size),
       local_(local.count == 0 ? detail::LocalDevices{0, devices} : local) {}
 
-SimBackend::~SimBackend() = default;
+SimBackend::~SimBackend() {
+  // Forked with the pool: its threads are not in this process to be joined.
+  if (threads_pool_ && !threads_pool_->usable_here()) static_cast<void>(threads_pool_.release());
+}
 
 std::shared_ptr<detail::Arena> SimBackend::make_arena(DeviceId device, std::size_t capacity, std::string label) {
   return std::make_shared<detail::Arena>(device, capacity, std::move(label));
@@ -147,8 +223,8 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
   // already mapped, where fresh stacks page-fault on every fiber's first
   // frames (a VM's faults made that most of a small pmap's cost).
   if (!stacks_) stacks_ = std::make_unique<StackPool>(stack_size_);
-  // Fresh threads per run: each installs a fresh scheduler, so runs do not
-  // inherit scheduling state and a single-threaded run is reproducible.
+  // Fresh scheduling per run on each thread: runs do not inherit
+  // scheduling state, and a single-threaded run is reproducible.
   SharedQueue shared;
   std::mutex done_mu;
   boost::fibers::condition_variable_any done_cv;  // fiber-aware: helpers keep scheduling while they wait
@@ -162,28 +238,31 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
       boost::fibers::use_scheduling_algorithm<SharedScheduler>(shared);
     }
   };
-  std::vector<std::thread> threads;
-  threads.emplace_back([&] {
+  const std::function<void(int)> body_of_thread = [&](int index) {
     install();
-    try {
-      run_fibers(devices, body);
-    } catch (...) {
-      launch_error = std::current_exception();
-    }
-    {
-      std::lock_guard<std::mutex> lock(done_mu);
-      done = true;
-    }
-    done_cv.notify_all();
-  });
-  for (int t = 1; t < threads_; ++t) {
-    threads.emplace_back([&] {
-      install();
+    if (index == 0) {
+      try {
+        run_fibers(devices, body);
+      } catch (...) {
+        launch_error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(done_mu);
+        done = true;
+      }
+      done_cv.notify_all();
+    } else {
       std::unique_lock<std::mutex> lock(done_mu);
       done_cv.wait(lock, [&] { return done; });
-    });
-  }
-  for (auto& t : threads) t.join();
+    }
+    // Back to Boost's own scheduling: the thread must not keep an algorithm
+    // over this run's queue, which ends with the run (Boost's scheduler uses
+    // it again when the thread exits).
+    boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
+  };
+  if (threads_pool_ && !threads_pool_->usable_here()) static_cast<void>(threads_pool_.release());
+  if (!threads_pool_) threads_pool_ = std::make_unique<FiberThreads>(threads_);
+  threads_pool_->run(body_of_thread);
   // A run of many devices gives its stacks back rather than keep their pages.
   if (stacks_->stacks_created() > kStacksKeptBetweenRuns) stacks_.reset();
   if (launch_error) std::rethrow_exception(launch_error);

@@ -43,6 +43,10 @@ class SimBackend final : public detail::Backend {
   // Fiber stacks, kept from run to run while there are at most this many.
   static constexpr std::size_t kStacksKeptBetweenRuns = 1024;
   std::unique_ptr<StackPool> stacks_;
+  // The OS threads top-level runs use, kept from run to run: making and
+  // joining threads cost about a third of a small pmap.
+  class FiberThreads;
+  std::unique_ptr<FiberThreads> threads_pool_;
   detail::LocalDevices local_;
   std::unique_ptr<detail::Transport> across_processes_;  // created at the first such collective
 };
