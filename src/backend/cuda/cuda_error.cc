@@ -86,6 +86,24 @@ Report nccl_error_report(ncclResult_t res, std::string_view expr, const ErrorSit
   return r;
 }
 
+Report cublas_error_report(cublasStatus_t status, std::string_view expr, const ErrorSite& site, const char* file,
+                           int line) {
+  const char* name = cublasGetStatusName(status);
+  const char* text = cublasGetStatusString(status);
+  std::string message = headline(site, expr) + (text ? text : "unknown error") + " (" +
+                        (name ? name : "cublasStatus " + std::to_string(static_cast<int>(status))) + ")";
+  if (status == CUBLAS_STATUS_ALLOC_FAILED) {
+    return base_report("OutOfMemoryError", std::move(message),
+                       "cuBLAS could not get memory for its handle or workspace; lower --arena-capacity or shard "
+                       "the data over more devices",
+                       site, expr, file, line);
+  }
+  return base_report("BackendError", std::move(message),
+                     "cuBLAS rejected the product or failed on the GPU; the run was stopped. Rerun with "
+                     "CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG=stderr for cuBLAS's own account",
+                     site, expr, file, line);
+}
+
 void throw_report(Report r) {
   if (r.kind == "OutOfMemoryError") throw OutOfMemoryError(std::move(r));
   throw BackendError(std::move(r));
@@ -93,6 +111,11 @@ void throw_report(Report r) {
 
 void throw_cuda_error(cudaError_t err, std::string_view expr, const ErrorSite& site, const char* file, int line) {
   throw_report(cuda_error_report(err, expr, site, file, line));
+}
+
+void throw_cublas_error(cublasStatus_t status, std::string_view expr, const ErrorSite& site, const char* file,
+                        int line) {
+  throw_report(cublas_error_report(status, expr, site, file, line));
 }
 
 void throw_nccl_error(ncclResult_t res, std::string_view expr, const ErrorSite& site, const char* file, int line) {

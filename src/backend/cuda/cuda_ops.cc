@@ -1,6 +1,9 @@
 #include "backend/cuda/cuda_ops.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <vector>
 
 #include "backend/cuda/device_resources.h"
 #include "backend/cuda/kernels/kernels.h"
@@ -27,6 +30,17 @@ class On {
   cudaStream_t stream() const { return res_->stream; }
   ErrorSite site() const { return ErrorSite{res_->device, op_}; }
   const DeviceResources& res() const { return *res_; }
+  /// The device's cuBLAS handle (made at the first product), on this op's stream.
+  cublasHandle_t blas() {
+    std::call_once(res_->blas_once, [&] {
+      SPMD_CUBLAS_CHECK(cublasCreate(&res_->blas), site());
+      // Products in true float32 (no TF32 tensor-core rounding), as the host
+      // computes them.
+      SPMD_CUBLAS_CHECK(cublasSetMathMode(res_->blas, CUBLAS_DEFAULT_MATH), site());
+    });
+    SPMD_CUBLAS_CHECK(cublasSetStream(res_->blas, res_->stream), site());
+    return res_->blas;
+  }
   // Checks the launches just made.
   void check_launch() const { SPMD_CUDA_CHECK(cudaGetLastError(), site()); }
   void* scratch(std::size_t bytes) {
@@ -183,16 +197,102 @@ class CudaDeviceOps final : public detail::DeviceOps {
   void matmul(DeviceId device, Operand a, Operand b, Output out, const Strides& a_off, const Strides& b_off,
               std::int64_t m, std::int64_t k, std::int64_t n) override {
     On on(device, "matmul");
-    // linalg.cc: operands widened to the accumulator chosen by the result
-    // dtype (double for floats, int64 otherwise), k ascending, then narrowed.
-    const bool is_float = is_floating(out.dtype);
-    const DType acc = is_float ? DType::kFloat64 : DType::kInt64;
     const auto batches = static_cast<std::int64_t>(a_off.size());
     std::int64_t a_count = 0, b_count = 0;
     for (std::size_t i = 0; i < a_off.size(); ++i) {
       a_count = std::max(a_count, a_off[i] + m * k);
       b_count = std::max(b_count, b_off[i] + k * n);
     }
+    if (batches == 0 || m == 0 || n == 0) return;
+    if (is_floating(out.dtype)) {
+      float_matmul(on, a, b, out, a_off, b_off, a_count, b_count, m, k, n);
+    } else {
+      integer_matmul(on, a, b, out, a_off, b_off, a_count, b_count, m, k, n);
+    }
+    on.check_launch();
+  }
+
+ private:
+  // Floats on cuBLAS in the result's precision, as JAX computes on a GPU:
+  // float32 in float32 (float16 and bfloat16 through float32, as on the
+  // host), float64 in float64. The summation order is cuBLAS's, so results
+  // agree with the host's OpenBLAS within float32 rounding, not bit for bit;
+  // run to run on one GPU they are the same (one handle and stream per device).
+  static void float_matmul(On& on, Operand a, Operand b, Output out, const Strides& a_off, const Strides& b_off,
+                           std::int64_t a_count, std::int64_t b_count, std::int64_t m, std::int64_t k,
+                           std::int64_t n) {
+    const auto batches = static_cast<std::int64_t>(a_off.size());
+    const std::int64_t limit = std::numeric_limits<int>::max();
+    if (m > limit || k > limit || n > limit || batches > limit) {
+      Report r = make_report("BackendError",
+                             "matmul: " + std::to_string(batches) + " products of " + std::to_string(m) + "x" +
+                                 std::to_string(k) + " by " + std::to_string(k) + "x" + std::to_string(n) +
+                                 " exceed cuBLAS's int dimensions",
+                             "split the product into smaller ones");
+      r.op = "matmul";
+      throw BackendError(std::move(r));
+    }
+    const DType compute = out.dtype == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+    const std::size_t width = dtype_size(compute);
+    auto in_compute_dtype = [&](Operand x, std::int64_t count) -> const char* {
+      if (x.dtype == compute) return static_cast<const char*>(x.data);
+      void* w = on.scratch(static_cast<std::size_t>(count) * width);
+      if (count > 0) kernels::astype(on.stream(), x.dtype, x.data, compute, w, count);
+      return static_cast<const char*>(w);
+    };
+    const char* pa = in_compute_dtype(a, a_count);
+    const char* pb = in_compute_dtype(b, b_count);
+    const std::size_t out_bytes = static_cast<std::size_t>(batches * m * n) * width;
+    char* pc = static_cast<char*>(out.dtype == compute ? out.data : on.scratch(out_bytes));
+    if (k == 0) {
+      SPMD_CUDA_CHECK(cudaMemsetAsync(pc, 0, out_bytes, on.stream()), on.site());
+    } else {
+      // cuBLAS is column-major: the row-major C = A B is C^T = B^T A^T there,
+      // with B's rows as its leading dimension. One pointer triple per batch
+      // (broadcast operands repeat their offsets).
+      std::vector<const void*> pointers(static_cast<std::size_t>(3 * batches));
+      for (std::int64_t i = 0; i < batches; ++i) {
+        pointers[static_cast<std::size_t>(i)] = pb + static_cast<std::size_t>(b_off[static_cast<std::size_t>(i)]) * width;
+        pointers[static_cast<std::size_t>(batches + i)] =
+            pa + static_cast<std::size_t>(a_off[static_cast<std::size_t>(i)]) * width;
+        pointers[static_cast<std::size_t>(2 * batches + i)] = pc + static_cast<std::size_t>(i * m * n) * width;
+      }
+      auto* device_pointers = static_cast<const void**>(on.scratch(pointers.size() * sizeof(void*)));
+      SPMD_CUDA_CHECK(cudaMemcpyAsync(device_pointers, pointers.data(), pointers.size() * sizeof(void*),
+                                      cudaMemcpyHostToDevice, on.stream()),
+                      on.site());
+      const void** bs = device_pointers;
+      const void** as = device_pointers + batches;
+      void** cs = const_cast<void**>(device_pointers + 2 * batches);
+      cublasHandle_t h = on.blas();
+      const int im = static_cast<int>(m), ik = static_cast<int>(k), in = static_cast<int>(n);
+      const int count = static_cast<int>(batches);
+      if (compute == DType::kFloat32) {
+        const float one = 1, zero = 0;
+        SPMD_CUBLAS_CHECK(cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
+                                             reinterpret_cast<const float* const*>(bs), in,
+                                             reinterpret_cast<const float* const*>(as), ik, &zero,
+                                             reinterpret_cast<float* const*>(cs), in, count),
+                          on.site());
+      } else {
+        const double one = 1, zero = 0;
+        SPMD_CUBLAS_CHECK(cublasDgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
+                                             reinterpret_cast<const double* const*>(bs), in,
+                                             reinterpret_cast<const double* const*>(as), ik, &zero,
+                                             reinterpret_cast<double* const*>(cs), in, count),
+                          on.site());
+      }
+    }
+    if (out.dtype != compute) kernels::astype(on.stream(), compute, pc, out.dtype, out.data, batches * m * n);
+  }
+
+  // Integers (and booleans): exact, widened to int64, k ascending, then
+  // narrowed, as on the host.
+  static void integer_matmul(On& on, Operand a, Operand b, Output out, const Strides& a_off, const Strides& b_off,
+                             std::int64_t a_count, std::int64_t b_count, std::int64_t m, std::int64_t k,
+                             std::int64_t n) {
+    const auto batches = static_cast<std::int64_t>(a_off.size());
+    const DType acc = DType::kInt64;
     void* wa = on.scratch(static_cast<std::size_t>(a_count) * 8);
     void* wb = on.scratch(static_cast<std::size_t>(b_count) * 8);
     void* wc = on.scratch(static_cast<std::size_t>(batches * m * n) * 8);
@@ -203,9 +303,9 @@ class CudaDeviceOps final : public detail::DeviceOps {
                     on.site());
     if (a_count > 0) kernels::astype(on.stream(), a.dtype, a.data, acc, wa, a_count);
     if (b_count > 0) kernels::astype(on.stream(), b.dtype, b.data, acc, wb, b_count);
-    kernels::matmul_acc(on.stream(), is_float, wa, wb, wc, offs, offs + batches, batches, m, k, n);
+    kernels::matmul_int64(on.stream(), static_cast<const std::int64_t*>(wa), static_cast<const std::int64_t*>(wb),
+                          static_cast<std::int64_t*>(wc), offs, offs + batches, batches, m, k, n);
     kernels::astype(on.stream(), acc, wc, out.dtype, out.data, batches * m * n);
-    on.check_launch();
   }
 };
 

@@ -5,10 +5,11 @@
 namespace spmd::cuda {
 
 DeviceResources::~DeviceResources() {
-  if (stream != nullptr) {
+  if (stream != nullptr || blas != nullptr) {
     int prev = -1;
     if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(ordinal) == cudaSuccess) {
-      cudaStreamDestroy(stream);  // returns at once; pending work still completes
+      if (blas != nullptr) cublasDestroy(blas);
+      if (stream != nullptr) cudaStreamDestroy(stream);  // returns at once; pending work still completes
       cudaSetDevice(prev);
     }
     cudaGetLastError();

@@ -6,6 +6,7 @@
 // DeviceTable maps virtual device ids to these for CudaDeviceOps, which gets
 // only a DeviceId per call; the backend installs its table when created.
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -25,6 +26,9 @@ struct DeviceResources {
   int ordinal = 0;           ///< CUDA device ordinal
   cudaStream_t stream = nullptr;
   cudaMemPool_t pool = nullptr;
+  /// The device's cuBLAS handle, made at its first product (blas_handle()).
+  cublasHandle_t blas = nullptr;
+  std::once_flag blas_once;
   ~DeviceResources();
 };
 

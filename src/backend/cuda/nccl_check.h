@@ -20,3 +20,11 @@
       ::spmd::cuda::throw_nccl_error(spmd_res_, #expr, (site), __FILE__, __LINE__);     \
     }                                                                                   \
   } while (0)
+
+#define SPMD_CUBLAS_CHECK(expr, site)                                                   \
+  do {                                                                                  \
+    cublasStatus_t spmd_status_ = (expr);                                               \
+    if (spmd_status_ != CUBLAS_STATUS_SUCCESS) {                                        \
+      ::spmd::cuda::throw_cublas_error(spmd_status_, #expr, (site), __FILE__, __LINE__); \
+    }                                                                                   \
+  } while (0)

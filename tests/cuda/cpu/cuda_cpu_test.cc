@@ -55,6 +55,19 @@ TEST_CASE("cuda::cuda_error: CUDA errors become reports naming device, call and 
   CHECK(contains(host.hint, "nvidia-smi"));
 }
 
+TEST_CASE("cuda::cuda_error: cuBLAS errors name the device and op, with cuBLAS's status", "[cuda-cpu]") {
+  Report r = cublas_error_report(CUBLAS_STATUS_INVALID_VALUE, "cublasSgemmBatched(h, ta, tb, n, m, k)",
+                                 ErrorSite{2, "matmul"});
+  CHECK(r.kind == "BackendError");
+  CHECK(r.device == 2);
+  CHECK(contains(r.message, "device 2: cublasSgemmBatched for matmul failed: "));
+  CHECK(contains(r.message, "(CUBLAS_STATUS_INVALID_VALUE)"));
+  CHECK(contains(r.hint, "CUBLAS_LOGINFO_DBG"));
+  Report oom = cublas_error_report(CUBLAS_STATUS_ALLOC_FAILED, "cublasCreate(&h)", ErrorSite{0, "matmul"});
+  CHECK(oom.kind == "OutOfMemoryError");
+  CHECK(contains(oom.message, "(CUBLAS_STATUS_ALLOC_FAILED)"));
+}
+
 TEST_CASE("cuda::cuda_error: NCCL errors name the rank and op, with NCCL's last error", "[cuda-cpu]") {
   CHECK(nccl_error_name(ncclUnhandledCudaError) == "ncclUnhandledCudaError");
   CHECK(nccl_error_name(ncclRemoteError) == "ncclRemoteError");

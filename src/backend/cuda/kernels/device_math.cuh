@@ -128,7 +128,4 @@ __device__ __forceinline__ bool m_isfinite(C x) {
   return ::isfinite(x);
 }
 
-// IEEE operations without contraction into FMA (the host computes a*b then +c).
-__device__ __forceinline__ double madd(double c, double a, double b) { return __dadd_rn(c, __dmul_rn(a, b)); }
-
 }  // namespace spmd::cuda::dev

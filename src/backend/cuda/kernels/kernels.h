@@ -54,12 +54,13 @@ void reduce(cudaStream_t s, int op, DType in, const void* x, DType out_dtype, vo
             std::int64_t r, void* scratch);
 void scan(cudaStream_t s, bool prod, DType in, const void* x, DType out_dtype, void* out, std::int64_t outer,
           std::int64_t n, std::int64_t inner);
-/// c[b, i, j] = sum over kk ascending of a[a_off[b] + i*k + kk] * b[b_off[b] + kk*n + j] on
-/// operands already widened to the accumulator: double (is_float, no FMA
-/// contraction) or wrapping int64. a_off/b_off: device arrays of `batches`
-/// element offsets.
-void matmul_acc(cudaStream_t s, bool is_float, const void* a, const void* b, void* c, const std::int64_t* a_off,
-                const std::int64_t* b_off, std::int64_t batches, std::int64_t m, std::int64_t k, std::int64_t n);
+/// Integer products (floats go to cuBLAS): c[b, i, j] = sum over kk
+/// ascending of a[a_off[b] + i*k + kk] * b[b_off[b] + kk*n + j] on operands
+/// already widened to int64, wrapping. a_off/b_off: device arrays of
+/// `batches` element offsets.
+void matmul_int64(cudaStream_t s, const std::int64_t* a, const std::int64_t* b, std::int64_t* c,
+                  const std::int64_t* a_off, const std::int64_t* b_off, std::int64_t batches, std::int64_t m,
+                  std::int64_t k, std::int64_t n);
 
 /// The copy transport's reduction: out[i] = in[0][off+i] op in[1][off+i] ...
 /// in rank order with the host data plane's accumulation (halves in float,

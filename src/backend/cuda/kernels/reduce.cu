@@ -1,6 +1,7 @@
-// reduce, scan, matmul and the copy transport's group reduction: the host's
-// accumulation types and orders (reduction.cc, linalg.cc, data_plane.cc), so
-// results match it bit for bit.
+// reduce, scan, integer matmul and the copy transport's group reduction: the
+// host's accumulation types and orders (reduction.cc, linalg.cc,
+// data_plane.cc), so results match it bit for bit. Float products are
+// cuBLAS's (cuda_ops.cc).
 
 #include "backend/cuda/kernels/dispatch.cuh"
 #include "spmd/core/reduction.h"
@@ -221,27 +222,21 @@ __global__ void scan_kernel(bool prod, const T* p, O* out, std::int64_t outer, s
   }
 }
 
-template <class Acc>
-__global__ void matmul_kernel(const Acc* a, const Acc* b, Acc* c, const std::int64_t* a_off,
-                              const std::int64_t* b_off, std::int64_t batches, std::int64_t m, std::int64_t k,
-                              std::int64_t n) {
+__global__ void matmul_int64_kernel(const std::int64_t* a, const std::int64_t* b, std::int64_t* c,
+                                    const std::int64_t* a_off, const std::int64_t* b_off, std::int64_t batches,
+                                    std::int64_t m, std::int64_t k, std::int64_t n) {
   SPMD_GRID_LOOP(e, batches * m * n) {
     std::int64_t j = e % n;
     std::int64_t rest = e / n;
     std::int64_t i = rest % m;
     std::int64_t bi = rest / m;
-    const Acc* pa = a + a_off[bi] + i * k;
-    const Acc* pb = b + b_off[bi] + j;
-    Acc acc = 0;
+    const std::int64_t* pa = a + a_off[bi] + i * k;
+    const std::int64_t* pb = b + b_off[bi] + j;
+    std::uint64_t acc = 0;  // wrapping, as the host's int64 accumulation
     for (std::int64_t kk = 0; kk < k; ++kk) {
-      if constexpr (std::is_same_v<Acc, double>) {
-        acc = madd(acc, pa[kk], pb[kk * n]);
-      } else {
-        acc = static_cast<Acc>(static_cast<std::uint64_t>(acc) +
-                               static_cast<std::uint64_t>(pa[kk]) * static_cast<std::uint64_t>(pb[kk * n]));
-      }
+      acc += static_cast<std::uint64_t>(pa[kk]) * static_cast<std::uint64_t>(pb[kk * n]);
     }
-    c[e] = acc;
+    c[e] = static_cast<std::int64_t>(acc);
   }
 }
 
@@ -371,18 +366,10 @@ void scan(cudaStream_t s, bool prod, DType in, const void* x, DType out_dtype, v
   (void)out_dtype;
 }
 
-void matmul_acc(cudaStream_t s, bool is_float, const void* a, const void* b, void* c, const std::int64_t* a_off,
-                const std::int64_t* b_off, std::int64_t batches, std::int64_t m, std::int64_t k, std::int64_t n) {
-  const std::int64_t total = batches * m * n;
-  if (is_float) {
-    matmul_kernel<double><<<grid_for(total), kThreads, 0, s>>>(static_cast<const double*>(a),
-                                                                static_cast<const double*>(b), static_cast<double*>(c),
-                                                                a_off, b_off, batches, m, k, n);
-  } else {
-    matmul_kernel<std::int64_t><<<grid_for(total), kThreads, 0, s>>>(
-        static_cast<const std::int64_t*>(a), static_cast<const std::int64_t*>(b), static_cast<std::int64_t*>(c), a_off,
-        b_off, batches, m, k, n);
-  }
+void matmul_int64(cudaStream_t s, const std::int64_t* a, const std::int64_t* b, std::int64_t* c,
+                  const std::int64_t* a_off, const std::int64_t* b_off, std::int64_t batches, std::int64_t m,
+                  std::int64_t k, std::int64_t n) {
+  matmul_int64_kernel<<<grid_for(batches * m * n), kThreads, 0, s>>>(a, b, c, a_off, b_off, batches, m, k, n);
 }
 
 void group_reduce(cudaStream_t s, int op, DType dtype, const void* const* inputs, int g, std::int64_t offset,
