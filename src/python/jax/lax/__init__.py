@@ -641,3 +641,8 @@ def dynamic_update_index_in_dim(operand, update, index, axis):
 def with_sharding_constraint(x, shardings):
     from jax._src.sharding import with_sharding_constraint as constrain
     return constrain(x, shardings)
+
+
+from jax.lax._convolution import (  # noqa: E402,F401
+    ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated, conv_with_general_padding,
+    padtype_to_pads)

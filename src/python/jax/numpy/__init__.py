@@ -631,5 +631,6 @@ def array_equal(a1, a2):
 from jax.numpy._manipulation import *  # noqa: E402,F401,F403
 from jax.numpy._sorting import *  # noqa: E402,F401,F403
 from jax.numpy._einsum import einsum  # noqa: E402,F401
+from jax.numpy._convolution import convolve, correlate  # noqa: E402,F401
 from jax.numpy import linalg  # noqa: E402,F401
 from jax.numpy import _methods  # noqa: E402  (installs the array methods and operators)
