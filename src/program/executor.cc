@@ -38,6 +38,17 @@ std::vector<std::string> output_names(const Program& p, const PlanStep& step) {
   return names;
 }
 
+// The names a pmap binds, as its collectives name them.
+std::vector<std::string> axis_names(const PmapOptions& options) {
+  std::vector<std::string> names;
+  if (!options.mesh.empty()) {
+    for (const MeshAxis& axis : options.mesh) names.push_back(axis.name);
+  } else if (!options.axis_name.empty()) {
+    names.push_back(options.axis_name);
+  }
+  return names;
+}
+
 }  // namespace
 
 std::vector<Array> execute(const Program& p, std::span<const Array> args, SharedResults* shared) {
@@ -140,21 +151,6 @@ std::vector<Array> execute(const Program& p, std::span<const Array> args, Shared
   for (const Atom& a : p.outputs()) result.push_back(value(a));
   return result;
 }
-
-namespace {
-
-// The names a pmap binds, as its collectives name them.
-std::vector<std::string> axis_names(const PmapOptions& options) {
-  std::vector<std::string> names;
-  if (!options.mesh.empty()) {
-    for (const MeshAxis& axis : options.mesh) names.push_back(axis.name);
-  } else if (!options.axis_name.empty()) {
-    names.push_back(options.axis_name);
-  }
-  return names;
-}
-
-}  // namespace
 
 std::vector<Array> execute(const Program& p, std::span<const Array> args) { return execute(p, args, nullptr); }
 
