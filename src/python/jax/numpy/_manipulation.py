@@ -11,7 +11,7 @@ from jax import lax
 from jax._src import core
 from jax._src.core import bind1
 
-__all__ = ['flip', 'fliplr', 'flipud', 'roll', 'repeat', 'tile', 'take', 'split', 'array_split', 'hstack', 'vstack',
+__all__ = ['flip', 'fliplr', 'flipud', 'roll', 'repeat', 'tile', 'take', 'take_along_axis', 'split', 'array_split', 'hstack', 'vstack',
            'column_stack', 'atleast_1d', 'atleast_2d', 'pad', 'diag', 'tril', 'triu']
 
 
@@ -107,6 +107,55 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
     n = _shape(x)[ax]
     idx = jnp.where(jnp.less(idx, 0), jnp.add(idx, n), idx)
     return bind1('take', x, idx, axis=ax)
+
+
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+    """numpy.take_along_axis with JAX's out-of-bounds rule: negative indices
+    count from the end; beyond the axis, mode='fill' (the default) gives
+    fill_value (NaN for inexact dtypes, the dtype's minimum for integers, True
+    for booleans) and mode='clip' the nearest element."""
+    x, idx = jnp._as_array(arr), jnp._as_array(indices)
+    if idx.dtype.kind not in 'iu':
+        raise TypeError(f'take_along_axis indices must be of integer type, got {idx.dtype}')
+    if mode not in (None, 'fill', 'clip'):
+        raise NotImplementedError(f"take_along_axis mode={mode!r}: spmdsim has mode='fill' and mode='clip'")
+    if axis is None:
+        if len(_shape(idx)) != 1:
+            raise ValueError('when axis=None, `indices` must have a single dimension.')
+        x, axis = jnp.ravel(x), 0
+    nd = len(_shape(x))
+    if len(_shape(idx)) != nd:
+        raise ValueError(f'indices and arr must have the same number of dimensions; {len(_shape(idx))} vs. {nd}')
+    ax = _axis(axis, nd)
+    xs, js = _shape(x), _shape(idx)
+    other = [(xs[d], js[d]) for d in range(nd) if d != ax]
+    for a, b in other:
+        if a != b and a != 1 and b != 1:
+            raise ValueError(f'indices and arr must be broadcast-compatible along the other axes; '
+                             f'got shapes {xs} and {js} for axis {ax}')
+    out_shape = tuple(js[d] if d == ax else builtins.max(xs[d], js[d]) for d in range(nd))
+    n = xs[ax]
+    source_shape = out_shape[:ax] + (n,) + out_shape[ax + 1:]
+    x = jnp.broadcast_to(x, source_shape)
+    idx = jnp.broadcast_to(jnp.where(idx < 0, idx + n, idx), out_shape)
+    inside = jnp.logical_and(idx >= 0, idx < n)
+    # One flat index per output element into x's elements (row-major strides).
+    flat = jnp.zeros(out_shape, jnp.int32 if x.size < 2 ** 31 else jnp.int64)
+    stride = 1
+    for d in reversed(range(nd)):
+        if d == ax:
+            term = jnp.clip(idx, 0, builtins.max(n - 1, 0))
+        else:
+            term = jnp.reshape(jnp.arange(out_shape[d]), tuple(-1 if i == d else 1 for i in range(nd)))
+        flat = flat + (term * stride).astype(flat.dtype)
+        stride *= source_shape[d]
+    out = bind1('take', jnp.ravel(x), flat, axis=0) if n else jnp.zeros(out_shape, x.dtype)
+    if mode == 'clip':
+        return out
+    if fill_value is None:
+        kind = x.dtype.kind
+        fill_value = (_np.nan if kind in 'fc' else True if kind == 'b' else _np.iinfo(x.dtype).min)
+    return jnp.where(inside, out, jnp.asarray(fill_value, x.dtype))
 
 
 def _split_points(n, indices_or_sections, even):
