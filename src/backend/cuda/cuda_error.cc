@@ -1,5 +1,7 @@
 #include "backend/cuda/cuda_error.h"
 
+#include "backend/cuda/cublas_library.h"
+
 #include "spmd/error.h"
 
 namespace spmd::cuda {
@@ -88,10 +90,8 @@ Report nccl_error_report(ncclResult_t res, std::string_view expr, const ErrorSit
 
 Report cublas_error_report(cublasStatus_t status, std::string_view expr, const ErrorSite& site, const char* file,
                            int line) {
-  const char* name = cublasGetStatusName(status);
-  const char* text = cublasGetStatusString(status);
-  std::string message = headline(site, expr) + (text ? text : "unknown error") + " (" +
-                        (name ? name : "cublasStatus " + std::to_string(static_cast<int>(status))) + ")";
+  std::string message =
+      headline(site, expr) + cublas_status_text(status) + " (" + cublas_status_name(status) + ")";
   if (status == CUBLAS_STATUS_ALLOC_FAILED) {
     return base_report("OutOfMemoryError", std::move(message),
                        "cuBLAS could not get memory for its handle or workspace; lower --arena-capacity or shard "

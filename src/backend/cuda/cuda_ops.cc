@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "backend/cuda/cublas_library.h"
 #include "backend/cuda/device_resources.h"
 #include "backend/cuda/kernels/kernels.h"
 #include "backend/cuda/nccl_check.h"
@@ -32,13 +33,14 @@ class On {
   const DeviceResources& res() const { return *res_; }
   /// The device's cuBLAS handle (made at the first product), on this op's stream.
   cublasHandle_t blas() {
+    const CublasLibrary& lib = cublas(op_);
     std::call_once(res_->blas_once, [&] {
-      SPMD_CUBLAS_CHECK(cublasCreate(&res_->blas), site());
+      SPMD_CUBLAS_CHECK(lib.create(&res_->blas), site());
       // Products in true float32 (no TF32 tensor-core rounding), as the host
       // computes them.
-      SPMD_CUBLAS_CHECK(cublasSetMathMode(res_->blas, CUBLAS_DEFAULT_MATH), site());
+      SPMD_CUBLAS_CHECK(lib.set_math_mode(res_->blas, CUBLAS_DEFAULT_MATH), site());
     });
-    SPMD_CUBLAS_CHECK(cublasSetStream(res_->blas, res_->stream), site());
+    SPMD_CUBLAS_CHECK(lib.set_stream(res_->blas, res_->stream), site());
     return res_->blas;
   }
   // Checks the launches just made.
@@ -265,18 +267,19 @@ class CudaDeviceOps final : public detail::DeviceOps {
       const void** as = device_pointers + batches;
       void** cs = const_cast<void**>(device_pointers + 2 * batches);
       cublasHandle_t h = on.blas();
+      const CublasLibrary& lib = cublas("matmul");
       const int im = static_cast<int>(m), ik = static_cast<int>(k), in = static_cast<int>(n);
       const int count = static_cast<int>(batches);
       if (compute == DType::kFloat32) {
         const float one = 1, zero = 0;
-        SPMD_CUBLAS_CHECK(cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
+        SPMD_CUBLAS_CHECK(lib.sgemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
                                              reinterpret_cast<const float* const*>(bs), in,
                                              reinterpret_cast<const float* const*>(as), ik, &zero,
                                              reinterpret_cast<float* const*>(cs), in, count),
                           on.site());
       } else {
         const double one = 1, zero = 0;
-        SPMD_CUBLAS_CHECK(cublasDgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
+        SPMD_CUBLAS_CHECK(lib.dgemm_batched(h, CUBLAS_OP_N, CUBLAS_OP_N, in, im, ik, &one,
                                              reinterpret_cast<const double* const*>(bs), in,
                                              reinterpret_cast<const double* const*>(as), ik, &zero,
                                              reinterpret_cast<double* const*>(cs), in, count),

@@ -1,5 +1,7 @@
 #include "backend/cuda/device_resources.h"
 
+#include "backend/cuda/cublas_library.h"
+
 #include "spmd/error.h"
 
 namespace spmd::cuda {
@@ -8,7 +10,7 @@ DeviceResources::~DeviceResources() {
   if (stream != nullptr || blas != nullptr) {
     int prev = -1;
     if (cudaGetDevice(&prev) == cudaSuccess && cudaSetDevice(ordinal) == cudaSuccess) {
-      if (blas != nullptr) cublasDestroy(blas);
+      if (blas != nullptr) cublas("cuBLAS handle").destroy(blas);  // loaded: the handle came from it
       if (stream != nullptr) cudaStreamDestroy(stream);  // returns at once; pending work still completes
       cudaSetDevice(prev);
     }

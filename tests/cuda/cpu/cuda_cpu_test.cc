@@ -2,6 +2,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <dlfcn.h>
+
+#include <string>
+
+#include "backend/cuda/cublas_library.h"
 #include "backend/cuda/cuda_error.h"
 #include "backend/cuda/device_plan.h"
 #include "backend/cuda/device_resources.h"
@@ -60,12 +65,26 @@ TEST_CASE("cuda::cuda_error: cuBLAS errors name the device and op, with cuBLAS's
                                  ErrorSite{2, "matmul"});
   CHECK(r.kind == "BackendError");
   CHECK(r.device == 2);
-  CHECK(contains(r.message, "device 2: cublasSgemmBatched for matmul failed: "));
-  CHECK(contains(r.message, "(CUBLAS_STATUS_INVALID_VALUE)"));
+  CHECK(r.message ==
+        "device 2: cublasSgemmBatched for matmul failed: an invalid numeric value was used as an argument "
+        "(CUBLAS_STATUS_INVALID_VALUE)");
   CHECK(contains(r.hint, "CUBLAS_LOGINFO_DBG"));
   Report oom = cublas_error_report(CUBLAS_STATUS_ALLOC_FAILED, "cublasCreate(&h)", ErrorSite{0, "matmul"});
   CHECK(oom.kind == "OutOfMemoryError");
   CHECK(contains(oom.message, "(CUBLAS_STATUS_ALLOC_FAILED)"));
+}
+
+TEST_CASE("cuda::cublas: loaded at the first product, not at start, with every entry point", "[cuda-cpu]") {
+  // Not linked: the process has no cuBLAS until asked (a GPU is not needed to load it).
+  CHECK(::dlopen(("libcublas.so." + std::to_string(CUBLAS_VER_MAJOR)).c_str(), RTLD_NOLOAD | RTLD_NOW) == nullptr);
+  const CublasLibrary& lib = cublas("matmul");
+  CHECK(lib.create != nullptr);
+  CHECK(lib.destroy != nullptr);
+  CHECK(lib.set_stream != nullptr);
+  CHECK(lib.set_math_mode != nullptr);
+  CHECK(lib.sgemm_batched != nullptr);
+  CHECK(lib.dgemm_batched != nullptr);
+  CHECK(&cublas("matmul") == &lib);
 }
 
 TEST_CASE("cuda::cuda_error: NCCL errors name the rank and op, with NCCL's last error", "[cuda-cpu]") {
