@@ -84,10 +84,13 @@ std::shared_ptr<void> Buffer::block() {
     // Made whole before it owns anything, so a failed allocation leaves the
     // buffer as it was.
     struct Owner {
+      Owner(std::shared_ptr<Arena> a, void* d, std::size_t n) : arena(std::move(a)), data(d), nbytes(n) {}
+      Owner(const Owner&) = delete;
+      Owner& operator=(const Owner&) = delete;
+      ~Owner() { arena->release(data, nbytes); }
       std::shared_ptr<Arena> arena;
       void* data;
       std::size_t nbytes;
-      ~Owner() { arena->release(data, nbytes); }
     };
     auto owner = std::make_shared<Owner>(arena_, data_, nbytes_);  // built in place: no temporary frees
     shared_block_ = std::shared_ptr<void>(owner, data_);
