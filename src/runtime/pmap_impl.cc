@@ -340,12 +340,15 @@ std::vector<Array> stack_outputs(const PmapPlan& plan, const std::vector<std::ve
   for (const auto& ax : plan.axes) sizes.push_back(ax.size);
   if (plan.count != plan.devices) sizes = {plan.count};  // this process's devices only
   for (std::size_t j = 0; j < nout; ++j) {
-    // Same type everywhere?
-    std::vector<std::pair<std::string, int>> types;
-    for (std::size_t i = 0; i < results.size(); ++i) types.push_back({results[i][j].abstract_type(), contexts[i]->device});
-    std::map<std::string, std::vector<int>> by_type;
-    for (auto& [t, d] : types) by_type[t].push_back(d);
-    if (by_type.size() > 1) {
+    // Same type everywhere? (Compared directly; the texts only for a report.)
+    const bool same_type = std::all_of(results.begin(), results.end(), [&](const std::vector<Array>& r) {
+      return r[j].dtype() == results[0][j].dtype() && r[j].shape() == results[0][j].shape();
+    });
+    if (!same_type) {
+      std::map<std::string, std::vector<int>> by_type;
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        by_type[results[i][j].abstract_type()].push_back(contexts[i]->device);
+      }
       ReportTable t;
       t.columns = {"devices", "returned"};
       std::string msg = "cannot stack " + out_label(o, j) + ": devices returned different shapes or dtypes:";
