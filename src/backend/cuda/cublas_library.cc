@@ -46,7 +46,8 @@ Loaded load() {
 }  // namespace
 
 const CublasLibrary& cublas(const std::string& op) {
-  static const Loaded loaded = load();
+  // Never destroyed: devices' resources give their handles back to it at exit.
+  static const Loaded& loaded = *new Loaded(load());
   if (!loaded.error.empty()) {
     Report r = make_report("BackendError", op + ": the GPU's matrix products need cuBLAS, and " + loaded.error,
                            "install the CUDA toolkit's cuBLAS (it comes with CUDA " +
