@@ -2,6 +2,7 @@
 
 #include "spmd/program/executor.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -159,7 +160,12 @@ std::vector<Array> pmap_program(const ProgramRef& p, std::span<const Array> args
   for (std::size_t k = 0; k < options.in_axes.size() && k < replicated_inputs.size(); ++k) {
     replicated_inputs[k] = !options.in_axes[k].has_value();
   }
-  auto shared = std::make_shared<SharedResults>(shared_steps(*p, replicated_inputs, axis_names(options)));
+  std::vector<bool> steps = shared_steps(*p, replicated_inputs, axis_names(options));
+  if (std::none_of(steps.begin(), steps.end(), [](bool s) { return s; })) {
+    // Nothing to share: no per-device bookkeeping for it.
+    return pmap([p](std::span<const Array> shard) { return execute(*p, shard, nullptr); }, args, options);
+  }
+  auto shared = std::make_shared<SharedResults>(std::move(steps));
   return pmap(
       [p, shared](std::span<const Array> shard) {
         shared->join(current_device().devices_in_pmap);
