@@ -215,3 +215,68 @@ TEST_CASE("core::reduce: a sum over leading axes, read down the columns, has the
   }
 }
 
+
+namespace {
+// The documented order of a float sum (reduction.cc): blocks of 4096, each
+// in 8 lanes (element i in lane i % 8 of its block) added pairwise, block
+// partials added pairwise; in double, rounded once to the output type.
+double documented_sum(const std::vector<double>& v) {
+  std::vector<double> blocks;
+  for (std::size_t b = 0; b < v.size(); b += 4096) {
+    double lane[8] = {};
+    for (std::size_t i = b; i < std::min(v.size(), b + 4096); ++i) lane[(i - b) % 8] += v[i];
+    blocks.push_back(((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])));
+  }
+  if (blocks.empty()) return 0.0;
+  std::size_t n = blocks.size();
+  while (n > 1) {
+    std::size_t half = n / 2;
+    for (std::size_t i = 0; i < half; ++i) blocks[i] = blocks[2 * i] + blocks[2 * i + 1];
+    if (n % 2 != 0) {
+      blocks[half] = blocks[n - 1];
+      n = half + 1;
+    } else {
+      n = half;
+    }
+  }
+  return blocks[0];
+}
+
+// Values over 80 binary orders of magnitude, so that double sums round and
+// their bits depend on the order of the additions.
+std::vector<double> wide_values(std::int64_t n) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  std::uint64_t s = 0x2545f4914f6cdd1dULL;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = std::ldexp(static_cast<double>(s >> 11) / 9007199254740992.0 * 2 - 1, static_cast<int>((s >> 5) % 80) - 40);
+  }
+  return v;
+}
+
+template <class T>
+bool same_bits(const Array& a, std::size_t index, T want) {
+  return std::memcmp(static_cast<const T*>(a.raw_data()) + index, &want, sizeof want) == 0;
+}
+}  // namespace
+
+TEST_CASE("core::reduce: float sums add in the documented order, along rows and down columns", "[core]") {
+  // Lengths with tails, a single element, fewer elements than lanes, and
+  // several blocks (odd and even counts).
+  for (std::int64_t n : {1, 3, 7, 8, 13, 4096, 4103, 3 * 4096 + 5, 4 * 4096}) {
+    INFO("n = " << n);
+    const std::vector<double> v = wide_values(n);
+    Array x = Array::from_doubles(v, {n}, DType::kFloat64);
+    const double want = documented_sum(v);
+    CHECK(same_bits(sum(x), 0, want));
+    // Down the columns of an (n, 2) matrix whose column 1 is x.
+    Array cols = reduce(ReduceOp::kSum, stack({x, x}, 1), std::vector<int>{0});
+    CHECK(same_bits(cols, 1, want));
+    CHECK(same_bits(reduce(ReduceOp::kMean, x, std::nullopt), 0, want / static_cast<double>(n)));
+    // float32 adds in double in the same order and rounds once.
+    Array x32 = astype(x, DType::kFloat32);
+    std::vector<double> v32(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) v32[i] = static_cast<float>(v[i]);
+    CHECK(same_bits(sum(x32), 0, static_cast<float>(documented_sum(v32))));
+  }
+}

@@ -12,9 +12,26 @@ namespace {
 
 using namespace spmd::cuda::dev;
 
-// reduction.cc: rows are reduced in blocks of kBlock elements, each summed in
-// order; block partials are combined pairwise (combine_pairwise).
+// reduction.cc: rows are reduced in blocks of kBlock elements; block
+// partials are combined pairwise (combine_pairwise). A float sum within a
+// block runs in kLanes lanes, element i in lane (i - block start) % kLanes,
+// the lanes added pairwise at the block's end (lane_sum); other reductions
+// run in order.
 constexpr std::int64_t kBlock = 4096;
+constexpr int kLanes = 8;
+
+template <class Value>
+__device__ __forceinline__ double lane_sum(std::int64_t b, std::int64_t e, Value value) {
+  double lane[kLanes] = {};
+  std::int64_t i = b;
+  for (; i + kLanes <= e; i += kLanes) {
+#pragma unroll
+    for (int l = 0; l < kLanes; ++l) lane[l] = __dadd_rn(lane[l], value(i + l));
+  }
+  for (int l = 0; i < e; ++i, ++l) lane[l] = __dadd_rn(lane[l], value(i));
+  return __dadd_rn(__dadd_rn(__dadd_rn(lane[0], lane[1]), __dadd_rn(lane[2], lane[3])),
+                   __dadd_rn(__dadd_rn(lane[4], lane[5]), __dadd_rn(lane[6], lane[7])));
+}
 
 __host__ __device__ inline std::int64_t nblocks_of(std::int64_t r) { return (r + kBlock - 1) / kBlock; }
 
@@ -39,7 +56,9 @@ struct Traits {
     return K == Kind::kMax ? b > a : b < a;
   }
   static __device__ __forceinline__ Acc leaf(const T* q, std::int64_t b, std::int64_t e, double mean) {
-    if constexpr (K == Kind::kSum || K == Kind::kProd) {
+    if constexpr (K == Kind::kSum && kFloatT<T>) {
+      return lane_sum(b, e, [q](std::int64_t i) { return static_cast<double>(widen(q[i])); });
+    } else if constexpr (K == Kind::kSum || K == Kind::kProd) {
       Acc s = K == Kind::kSum ? Acc{0} : Acc{1};
       for (std::int64_t i = b; i < e; ++i) {
         if constexpr (kFloatT<T>) {
@@ -72,16 +91,12 @@ struct Traits {
       }
       return static_cast<int>(!any);
     } else if constexpr (K == Kind::kMomentSum) {
-      double s = 0;
-      for (std::int64_t i = b; i < e; ++i) s = __dadd_rn(s, static_cast<double>(widen(q[i])));
-      return s;
+      return lane_sum(b, e, [q](std::int64_t i) { return static_cast<double>(widen(q[i])); });
     } else {
-      double s = 0;
-      for (std::int64_t i = b; i < e; ++i) {
+      return lane_sum(b, e, [q, mean](std::int64_t i) {
         double d = __dsub_rn(static_cast<double>(widen(q[i])), mean);
-        s = __dadd_rn(s, __dmul_rn(d, d));
-      }
-      return s;
+        return __dmul_rn(d, d);
+      });
     }
   }
   static __device__ __forceinline__ Acc combine(Acc a, Acc b) {
