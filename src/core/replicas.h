@@ -28,8 +28,8 @@ std::vector<Array> uninitialized_replicas(const std::vector<std::shared_ptr<Aren
                                           DType dtype, std::string_view what);
 
 /// A filled host array's contents, held for other devices without charging
-/// any arena: a replicated pmap argument, or a value one device computed for
-/// all (program/shared_results.h). Each device takes an array over the same
+/// any arena: a replicated pmap argument, a mapped one's rows, or a value one
+/// device computed for all (program/shared_results.h). Each device takes an array over the same
 /// block, charged to its own arena as its own copy would be. The original
 /// array stays as it was (its arena is still charged while it lives).
 class SharedContents {
@@ -42,6 +42,10 @@ class SharedContents {
   /// OutOfMemoryError of a copy when the arena is over capacity. `arena`
   /// must be a host-memory one (std::logic_error otherwise).
   Array on(const std::shared_ptr<Arena>& arena, std::string_view what) const;
+  /// Entry i along the first axis (the shape without that axis), over the
+  /// same block: a mapped pmap argument's shard, read in place. Requires a
+  /// first axis, with 0 <= i < its size (std::out_of_range otherwise).
+  SharedContents row(std::int64_t i) const;
 
  private:
   SharedContents(std::shared_ptr<void> block, std::size_t nbytes, Shape shape, DType dtype, bool weak)

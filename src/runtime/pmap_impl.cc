@@ -286,23 +286,28 @@ std::vector<int> coordinates(const PmapPlan& plan, int i) {
   return c;
 }
 
-// `replicated[k]`: argument k's contents for every device to share, where it
-// is replicated and in host memory.
+// `shared[k]`: argument k's contents for the devices to read in place, where
+// it is in host memory and replicated or mapped along its first axis (the
+// mapped axes merged into one).
 std::vector<Array> shard_inputs(const PmapPlan& plan, std::span<const Array> args,
-                                std::span<const std::optional<SharedContents>> replicated, const DeviceContext& ctx) {
+                                std::span<const std::optional<SharedContents>> shared, const DeviceContext& ctx) {
   PlacementScope scope(&ctx.placement);
   std::vector<Array> mine;
   mine.reserve(args.size());
   const int mapped_dims = static_cast<int>(plan.axes.size());
   const bool host_arena = ctx.placement.arena->memory_kind() == MemoryKind::kHost;
   for (std::size_t k = 0; k < args.size(); ++k) {
-    if (plan.in_axes[k]) {
+    if (plan.in_axes[k] && shared[k] && host_arena) {
+      // A row of the argument's own block, charged to this device's arena
+      // as its copy would be: no copy of the batch per call.
+      mine.push_back(shared[k]->row(ctx.index_in_pmap).on(ctx.placement.arena, "pmap input shard"));
+    } else if (plan.in_axes[k]) {
       int a = *plan.in_axes[k];
       mine.push_back(take_slice(merge_dims(args[k], a, mapped_dims), a, ctx.index_in_pmap));
-    } else if (replicated[k] && host_arena) {
+    } else if (shared[k] && host_arena) {
       // Replicated: every device reads the argument's own block, charged to
       // its arena as its own copy would be (arrays are never written).
-      mine.push_back(replicated[k]->on(ctx.placement.arena, "replicated pmap input"));
+      mine.push_back(shared[k]->on(ctx.placement.arena, "replicated pmap input"));
     } else {
       // Replicated: every device gets its own copy in its own arena.
       Array copy = Array::uninitialized(args[k].shape(), args[k].dtype(), "replicated pmap input");
@@ -416,13 +421,19 @@ LaunchResult launch_devices(Run& run, DeviceContext* parent, const PmapPlan& pla
     lr.contexts.push_back(&run.add_context(parent, plan.device_ids[static_cast<std::size_t>(i)], std::move(env),
                                            i - plan.first, plan.count, static_cast<int>(plan.axes.size())));
   }
-  std::vector<std::optional<SharedContents>> replicated(args.size());
+  std::vector<std::optional<SharedContents>> shared(args.size());
   for (std::size_t k = 0; k < args.size(); ++k) {
-    if (!plan.in_axes[k] && args[k].valid()) replicated[k] = SharedContents::of(args[k]);
+    if (!args[k].valid()) continue;
+    if (!plan.in_axes[k]) {
+      shared[k] = SharedContents::of(args[k]);
+    } else if (*plan.in_axes[k] == 0 && args[k].nbytes() > 0) {
+      // Mapped along its first axis: each device's shard is one contiguous row.
+      shared[k] = SharedContents::of(merge_dims(args[k], 0, static_cast<int>(plan.axes.size())));
+    }
   }
   std::vector<std::vector<Array>> shards;
   shards.reserve(lr.contexts.size());
-  for (DeviceContext* ctx : lr.contexts) shards.push_back(shard_inputs(plan, args, replicated, *ctx));
+  for (DeviceContext* ctx : lr.contexts) shards.push_back(shard_inputs(plan, args, shared, *ctx));
   lr.results.resize(lr.contexts.size());
   DeviceBody body = [&](DeviceContext& ctx) {
     std::size_t i = static_cast<std::size_t>(ctx.index_in_pmap);

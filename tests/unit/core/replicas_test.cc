@@ -131,3 +131,41 @@ TEST_CASE("core::replicas: arrays in GPU memory have no shareable contents", "[c
   CHECK_FALSE(detail::SharedContents::of(a).has_value());
   CHECK_THROWS_AS(detail::Buffer::over_block(gpu[0], std::make_shared<int>(0), 4, "x"), std::logic_error);
 }
+
+TEST_CASE("core::replicas: a row along the first axis is read in place, charged as a copy of the row",
+          "[core][arena]") {
+  auto devices = arenas({1 << 20, 1 << 20, 1 << 20});
+  detail::Placement on0{nullptr, devices[0], 0};
+  std::optional<detail::SharedContents> contents;
+  Array original;
+  {
+    detail::PlacementScope scope(&on0);
+    original = Array::from_doubles(std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {3, 2, 2},
+                                   DType::kFloat32)
+                   .with_weak_type(true);
+    contents = detail::SharedContents::of(original);
+  }
+  Array row2 = contents->row(2).on(devices[2], "pmap input shard");
+  CHECK(row2.shape() == Shape{2, 2});
+  CHECK(row2.weak_type());
+  CHECK(row2.device() == 2);
+  CHECK(row2.raw_data() == static_cast<const float*>(original.raw_data()) + 8);
+  CHECK(devices[2]->stats().live_bytes == 16);
+  Array row0 = contents->row(0).on(devices[1], "pmap input shard");
+  CHECK(row0.raw_data() == original.raw_data());
+  CHECK_FALSE(row0.identical(row2));
+  // The rows keep the whole block: the original and the contents may go.
+  original = Array();
+  contents.reset();
+  CHECK(row2.to_doubles() == std::vector<double>{9, 10, 11, 12});
+  CHECK(row0.to_doubles() == std::vector<double>{1, 2, 3, 4});
+  row0 = Array();
+  row2 = Array();
+  for (const auto& a : devices) CHECK(a->stats().live_bytes == 0);
+
+  Array scalar = Array::from_doubles(std::vector<double>{1}, {}, DType::kFloat32);
+  CHECK_THROWS_AS(detail::SharedContents::of(scalar)->row(0), std::out_of_range);
+  Array two = Array::from_doubles(std::vector<double>{1, 2}, {2}, DType::kFloat32);
+  CHECK_THROWS_AS(detail::SharedContents::of(two)->row(2), std::out_of_range);
+  CHECK_THROWS_AS(detail::SharedContents::of(two)->row(-1), std::out_of_range);
+}
