@@ -96,7 +96,8 @@ void device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body) {
 
 }  // namespace
 
-// `count` threads that wait for runs. Each run hands every thread a body
+// `count` threads that wait for runs, for --threads 2 and more (one thread
+// runs the devices on the caller's). Each run hands every thread a body
 // (thread 0 runs the devices, the others help until it is done) and returns
 // when all are back, so between runs no fiber exists on any of them. Runs
 // are one at a time. A pool inherited through fork() has no threads in the
@@ -208,7 +209,7 @@ void SimBackend::run_fibers(std::span<detail::DeviceContext* const> devices, con
   std::vector<boost::fibers::fiber> fibers;
   fibers.reserve(devices.size());
   for (detail::DeviceContext* ctx : devices) {
-    fibers.emplace_back(boost::fibers::launch::post, std::allocator_arg, PooledStack(stacks_.get()),
+    fibers.emplace_back(boost::fibers::launch::post, std::allocator_arg, PooledStack(stacks_),
                         [ctx, &body] { device_main(*ctx, body); });
   }
   for (auto& f : fibers) f.join();
@@ -222,7 +223,7 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
   // The stacks of the last run serve the next: their touched pages are
   // already mapped, where fresh stacks page-fault on every fiber's first
   // frames (a VM's faults made that most of a small pmap's cost).
-  if (!stacks_) stacks_ = std::make_unique<StackPool>(stack_size_);
+  if (!stacks_) stacks_ = std::make_shared<StackPool>(stack_size_);
   // Fresh scheduling per run on each thread: runs do not inherit
   // scheduling state, and a single-threaded run is reproducible.
   SharedQueue shared;
@@ -260,9 +261,19 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
     // it again when the thread exits).
     boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
   };
-  if (threads_pool_ && !threads_pool_->usable_here()) static_cast<void>(threads_pool_.release());
-  if (!threads_pool_) threads_pool_ = std::make_unique<FiberThreads>(threads_);
-  threads_pool_->run(body_of_thread);
+  if (threads_ == 1) {
+    // One thread: the devices run on the calling thread itself. Handing each
+    // run to a pool thread and back cost two futex wake-ups across cores per
+    // pmap call, 120-300 us on the 2-core VM: most of a small pmap's time.
+    // The thread's own fiber is the host again afterwards; its placement
+    // comes back as it was.
+    detail::PlacementScope caller(detail::current_placement());
+    body_of_thread(0);
+  } else {
+    if (threads_pool_ && !threads_pool_->usable_here()) static_cast<void>(threads_pool_.release());
+    if (!threads_pool_) threads_pool_ = std::make_unique<FiberThreads>(threads_);
+    threads_pool_->run(body_of_thread);
+  }
   // A run of many devices gives its stacks back rather than keep their pages.
   if (stacks_->stacks_created() > kStacksKeptBetweenRuns) stacks_.reset();
   if (launch_error) std::rethrow_exception(launch_error);

@@ -42,9 +42,10 @@ class SimBackend final : public detail::Backend {
   std::size_t stack_size_;
   // Fiber stacks, kept from run to run while there are at most this many.
   static constexpr std::size_t kStacksKeptBetweenRuns = 1024;
-  std::unique_ptr<StackPool> stacks_;
-  // The OS threads top-level runs use, kept from run to run: making and
-  // joining threads cost about a third of a small pmap.
+  std::shared_ptr<StackPool> stacks_;  // shared with the fibers not yet freed (PooledStack)
+  // The OS threads top-level runs use with --threads 2 and more, kept from
+  // run to run: making and joining threads cost about a third of a small
+  // pmap. With one thread the devices run on the caller's thread.
   class FiberThreads;
   std::unique_ptr<FiberThreads> threads_pool_;
   detail::LocalDevices local_;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace spmd::sim {
@@ -45,15 +46,18 @@ class StackPool {
   std::size_t created_ = 0;
 };
 
-/// The StackAllocator Boost.Fiber copies into each fiber: a handle to a pool.
+/// The StackAllocator Boost.Fiber copies into each fiber: a share of a pool.
+/// Boost frees an ended fiber (and gives its stack back) only at its
+/// thread's next dispatch, which may come after the run and its backend let
+/// go of the pool: the fiber keeps the pool alive until then.
 class PooledStack {
  public:
-  explicit PooledStack(StackPool* pool) : pool_(pool) {}
+  explicit PooledStack(std::shared_ptr<StackPool> pool) : pool_(std::move(pool)) {}
   boost::context::stack_context allocate() { return pool_->allocate(); }
   void deallocate(boost::context::stack_context& sctx) noexcept { pool_->deallocate(sctx); }
 
  private:
-  StackPool* pool_;
+  std::shared_ptr<StackPool> pool_;
 };
 
 }  // namespace spmd::sim
