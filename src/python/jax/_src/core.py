@@ -43,7 +43,9 @@ class ShapedArray(_Sized):
         return f"{_SHORT[self.dtype.name]}[{','.join(map(str, self.shape))}]"
 
     def key(self):
-        return (self.shape, self.dtype.name, self.weak_type)
+        # The dtype itself, not its name: numpy builds dtype.name anew on
+        # every read, and pmap compares the arguments' avals on every call.
+        return (self.shape, self.dtype, self.weak_type)
 
     def __eq__(self, other):
         return isinstance(other, ShapedArray) and self.key() == other.key()

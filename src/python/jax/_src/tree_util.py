@@ -26,23 +26,31 @@ def _is_namedtuple(x):
 
 
 class PyTreeDef:
-    __slots__ = ('kind', 'meta', 'children', 'num_leaves')
+    """Immutable once made: its key (what equality and hashing compare) is
+    computed once, since every pmap or jit call looks its tree up in a cache."""
+    __slots__ = ('kind', 'meta', 'children', 'num_leaves', '_k', '_h')
 
     def __init__(self, kind, meta, children):
         self.kind = kind          # 'leaf', 'none', 'tuple', 'list', 'dict', 'namedtuple', 'custom'
         self.meta = meta
         self.children = children
         self.num_leaves = 1 if kind == 'leaf' else sum(c.num_leaves for c in children)
+        self._k = None
+        self._h = None
 
     def _key(self):
-        return (self.kind, repr(self.meta) if self.kind == 'custom' else self.meta,
-                tuple(c._key() for c in self.children))
+        if self._k is None:
+            self._k = (self.kind, repr(self.meta) if self.kind == 'custom' else self.meta,
+                       tuple(c._key() for c in self.children))
+        return self._k
 
     def __eq__(self, other):
-        return isinstance(other, PyTreeDef) and self._key() == other._key()
+        return self is other or (isinstance(other, PyTreeDef) and self._key() == other._key())
 
     def __hash__(self):
-        return hash(self._key())
+        if self._h is None:
+            self._h = hash(self._key())
+        return self._h
 
     def __repr__(self):
         return f'PyTreeDef({self._str()})'
@@ -90,15 +98,17 @@ class PyTreeDef:
         return 1 + sum(c.num_nodes for c in self.children)
 
 
-_LEAF = None
+# Every leaf and every None have the same (immutable) treedef.
+_LEAF = PyTreeDef('leaf', None, ())
+_NONE = PyTreeDef('none', None, ())
 
 
 def _flatten(x, leaves, is_leaf):
     if is_leaf is not None and is_leaf(x):
         leaves.append(x)
-        return PyTreeDef('leaf', None, [])
+        return _LEAF
     if x is None:
-        return PyTreeDef('none', None, [])
+        return _NONE
     t = type(x)
     if t in _registry.nodes:
         children, aux = _registry.nodes[t][0](x)
@@ -113,7 +123,7 @@ def _flatten(x, leaves, is_leaf):
         keys = sorted(x.keys()) if not isinstance(x, collections.OrderedDict) else list(x.keys())
         return PyTreeDef('dict', tuple(keys), [_flatten(x[k], leaves, is_leaf) for k in keys])
     leaves.append(x)
-    return PyTreeDef('leaf', None, [])
+    return _LEAF
 
 
 def tree_flatten(tree, is_leaf=None):
