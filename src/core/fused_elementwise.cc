@@ -11,6 +11,7 @@
 
 #include "core/device_ops.h"
 #include "core/parallel.h"
+#include "core/row_reduction.h"
 #include "spmd/error.h"
 
 namespace spmd::detail {
@@ -152,6 +153,34 @@ void ElementwiseChain::output(Value v) {
   output_names_.push_back(producer->name);
 }
 
+void ElementwiseChain::reduce(ReduceOp op, Value v, int first_axis) {
+  if (finished_) chain_bug("reduce() after finish()");
+  if (reduction_) chain_bug("a second reduction");
+  if (info(v).input >= 0) {
+    // An input passed through (a broadcast, an identity conversion): the
+    // reduction reads a computed copy, block by block.
+    Step copy;
+    copy.kind = Kind::kConvert;
+    copy.operands[0] = v;
+    copy.convert = convert_kernel(info(v).dtype, info(v).dtype);
+    copy.name = "copy";
+    v = add_step(std::move(copy), info(v).dtype, info(v).weak);
+  }
+  const ValueInfo& vi = info(v);
+  if (!RowReduction::supports(op, vi.dtype)) chain_bug("a reduction RowReduction does not have");
+  if (first_axis < 0 || first_axis > static_cast<int>(shape_.size())) chain_bug("reduced axes out of range");
+  Reduction r;
+  r.op = op;
+  r.value = v;
+  r.shape = Shape(shape_.begin(), shape_.begin() + first_axis);
+  r.rows = num_elements(r.shape);
+  r.length = num_elements(Shape(shape_.begin() + first_axis, shape_.end()));
+  const RowReduction probe(op, vi.dtype, vi.weak, 0, r.length);
+  r.dtype = probe.output_dtype();
+  r.weak = probe.output_weak();
+  reduction_ = std::move(r);
+}
+
 void ElementwiseChain::finish() {
   if (finished_) chain_bug("finish() twice");
   finished_ = true;
@@ -199,7 +228,8 @@ void ElementwiseChain::finish() {
 
 void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs,
                                  std::vector<Array>& outputs, std::byte* scratch, std::int64_t slot_bytes,
-                                 std::vector<const std::byte*>& at, std::vector<std::int64_t>& stride) const {
+                                 std::vector<const std::byte*>& at, std::vector<std::int64_t>& stride,
+                                 std::byte* reduced) const {
   auto slot = [&](int s) { return scratch + static_cast<std::ptrdiff_t>(s) * slot_bytes; };
   for (std::size_t v = 0; v < values_.size(); ++v) {
     const ValueInfo& vi = values_[v];
@@ -234,6 +264,10 @@ void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::sp
             begin * static_cast<std::int64_t>(dtype_size(r.dtype));
       n = count;
       stride[static_cast<std::size_t>(s.result)] = 1;
+    } else if (reduced != nullptr && s.result == reduction_->value && !r.uniform) {
+      out = reduced;  // straight where the reduction reads it
+      n = count;
+      stride[static_cast<std::size_t>(s.result)] = 1;
     } else {
       out = slot(r.slot);
       n = r.uniform ? 1 : count;
@@ -252,6 +286,65 @@ void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::sp
       case Kind::kInput: break;
     }
   }
+  if (reduced != nullptr) {
+    // An output, or one value for the whole block: copied (broadcast) to
+    // where the reduction reads.
+    const auto v = static_cast<std::size_t>(reduction_->value);
+    if (at[v] != reduced) copy_strided(dtype_size(values_[v].dtype), at[v], stride[v], reduced, count);
+  }
+}
+
+void ElementwiseChain::run_reducing(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const {
+  const Reduction& red = *reduction_;
+  RowReduction reduction(red.op, info(red.value).dtype, info(red.value).weak, red.rows, red.length);
+  const std::int64_t n = num_elements(shape_);
+  if (n > 0) {
+    const auto esize = static_cast<std::int64_t>(dtype_size(info(red.value).dtype));
+    const std::int64_t slot_bytes = std::min(n, kBlock) * 8;
+    // Per thread: the chain's scratch, and one RowReduction block of the
+    // reduced value (at most kBlock elements of it when rows are short).
+    auto buffers = [&](auto body) {
+      std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes)]);
+      std::unique_ptr<std::byte[]> block(
+          new std::byte[static_cast<std::size_t>(std::min(n, RowReduction::kBlock) * esize)]);
+      std::vector<const std::byte*> at(values_.size());
+      std::vector<std::int64_t> stride(values_.size());
+      body(scratch.get(), block.get(), at, stride);
+    };
+    const std::int64_t r = red.length;
+    if (r <= kBlock) {
+      // Whole rows per chain block; each row is one RowReduction block.
+      const std::int64_t rows_per_block = kBlock / r;
+      parallel_ranges(red.rows, n, std::max<std::int64_t>(rows_per_block, (std::int64_t{1} << 14) / r),
+                      [&](std::int64_t r0, std::int64_t r1) {
+                        buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
+                          for (std::int64_t row = r0; row < r1; row += rows_per_block) {
+                            const std::int64_t rows = std::min(rows_per_block, r1 - row);
+                            run_block(row * r, rows * r, inputs, outputs, scratch, slot_bytes, at, stride, block);
+                            for (std::int64_t k = 0; k < rows; ++k) reduction.add_block(row + k, 0, block + k * r * esize);
+                          }
+                        });
+                      });
+    } else {
+      // Long rows: each RowReduction block of each row in up to two chain blocks.
+      const std::int64_t per_row = reduction.blocks_per_row();
+      parallel_ranges(red.rows * per_row, n, 4, [&](std::int64_t u0, std::int64_t u1) {
+        buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
+          for (std::int64_t u = u0; u < u1; ++u) {
+            const std::int64_t row = u / per_row, b = u % per_row;
+            const std::int64_t first = row * r + b * RowReduction::kBlock;
+            const std::int64_t end = row * r + std::min(r, (b + 1) * RowReduction::kBlock);
+            for (std::int64_t s = first; s < end; s += kBlock) {
+              run_block(s, std::min(kBlock, end - s), inputs, outputs, scratch, slot_bytes, at, stride,
+                        block + (s - first) * esize);
+            }
+            reduction.add_block(row, b, block);
+          }
+        });
+      });
+    }
+  }
+  reduction.finish(result);
 }
 
 std::optional<std::vector<Array>> ElementwiseChain::run(
@@ -270,11 +363,18 @@ std::optional<std::vector<Array>> ElementwiseChain::run(
     }
   }
   std::vector<Array> outputs;
-  outputs.reserve(outputs_.size());
+  outputs.reserve(outputs_.size() + 1);
   for (std::size_t k = 0; k < outputs_.size(); ++k) {
     const ValueInfo& vi = info(outputs_[k]);
     if (before_allocating) before_allocating(k);
     outputs.push_back(Array::uninitialized(shape_, vi.dtype, output_names_[k]).with_weak_type(vi.weak));
+  }
+  if (reduction_) {
+    if (before_allocating) before_allocating(outputs_.size());
+    Array result = Array::uninitialized(reduction_->shape, reduction_->dtype, op_name(reduction_->op));
+    run_reducing(inputs, outputs, result);
+    outputs.push_back(result.with_weak_type(reduction_->weak));
+    return outputs;
   }
   const std::int64_t n = num_elements(shape_);
   if (n == 0) return outputs;
@@ -286,7 +386,7 @@ std::optional<std::vector<Array>> ElementwiseChain::run(
     std::vector<const std::byte*> at(values_.size());
     std::vector<std::int64_t> stride(values_.size());
     for (std::int64_t b = begin; b < end; b += kBlock) {
-      run_block(b, std::min(kBlock, end - b), inputs, outputs, scratch.get(), slot_bytes, at, stride);
+      run_block(b, std::min(kBlock, end - b), inputs, outputs, scratch.get(), slot_bytes, at, stride, nullptr);
     }
   });
   return outputs;

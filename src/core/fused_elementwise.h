@@ -9,6 +9,11 @@
 // where() / astype() run (elementwise_kernels.h), so a chain's outputs are
 // bit-identical to running its ops one at a time.
 //
+// A chain may end with a sum, max or min over trailing axes of one of its
+// values (reduce()): the value is reduced block by block as the chain makes
+// it (core/row_reduction.h), in reduce()'s order, so it never becomes an
+// array and the result has reduce()'s bits.
+//
 //   ElementwiseChain c(Shape{64, 256});
 //   auto x = c.input(Shape{64, 256}, DType::kFloat32, false);
 //   auto b = c.input(Shape{256}, DType::kFloat32, false);          // broadcast
@@ -26,6 +31,7 @@
 #include "core/elementwise_kernels.h"
 #include "core/strided_walk.h"
 #include "spmd/core/array.h"
+#include "spmd/core/reduction.h"
 
 namespace spmd::detail {
 
@@ -50,6 +56,12 @@ class ElementwiseChain {
   /// `v` becomes an array of the chain's shape: the next of run()'s results
   /// (a copy when `v` is an input or already an output).
   void output(Value v);
+  /// Ends the chain with reduce(op, v, axes first_axis..rank-1) (a sum, max
+  /// or min: RowReduction::supports; at most one per chain): run() returns
+  /// its result after the outputs, shaped as the leading axes, with
+  /// reduce()'s dtype, weak type and bits.
+  void reduce(ReduceOp op, Value v, int first_axis);
+  bool has_reduction() const { return reduction_.has_value(); }
   /// Plans the per-block scratch; call once, after the last op and output.
   void finish();
 
@@ -59,7 +71,7 @@ class ElementwiseChain {
   std::size_t op_count() const { return steps_.size(); }
 
   /// Runs the finished chain on `inputs` (one per input(), each of num_elements(view)
-  /// elements) and returns the outputs. `before_allocating(k)` is called just
+  /// elements) and returns the outputs (then the reduction's result). `before_allocating(k)` is called just
   /// before output k's array is made (callers set the source location an
   /// OutOfMemoryError should name). nullopt when the calling device keeps its
   /// arrays in device memory: the caller then runs the ops one at a time.
@@ -83,6 +95,15 @@ class ElementwiseChain {
     StridedLoop<2> loop;  ///< for a gathered input: chain positions -> its elements
     std::string used_by;  ///< the first op reading it, for placement errors
   };
+  struct Reduction {
+    ReduceOp op;
+    Value value = -1;
+    Shape shape;                 ///< the result's: the chain's leading axes
+    std::int64_t rows = 1;       ///< elements of the result
+    std::int64_t length = 1;     ///< elements reduced into each
+    DType dtype = DType::kFloat32;
+    bool weak = false;
+  };
   struct Step {
     Kind kind = Kind::kInput;
     Value result = -1;
@@ -98,9 +119,13 @@ class ElementwiseChain {
   Value as_dtype(Value v, DType dtype, const std::string& op);
   void note_use(Value v, const std::string& op);
   const ValueInfo& info(Value v) const { return values_.at(static_cast<std::size_t>(v)); }
+  /// `reduced`: where the reduction's value goes for this block (null
+  /// without a reduction), contiguous over a RowReduction block.
   void run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs, std::vector<Array>& outputs,
                  std::byte* scratch, std::int64_t slot_bytes, std::vector<const std::byte*>& at,
-                 std::vector<std::int64_t>& stride) const;
+                 std::vector<std::int64_t>& stride, std::byte* reduced) const;
+  /// run() with a reduction: blocks follow the rows, as RowReduction takes them.
+  void run_reducing(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const;
 
   Shape shape_;
   std::vector<ValueInfo> values_;
@@ -109,6 +134,7 @@ class ElementwiseChain {
   std::vector<Value> outputs_;
   std::vector<std::string> output_names_;  ///< the op making each output (the arena's "what")
   std::vector<Value> gathered_;  ///< inputs gathered per block
+  std::optional<Reduction> reduction_;
   int slot_count_ = 0;
   bool finished_ = false;
 };

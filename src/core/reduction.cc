@@ -16,6 +16,7 @@
 #include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
+#include "core/reduce_rules.h"
 #include "core/scalar_rules.h"
 #include "core/strided_copy.h"
 #include "spmd/error.h"
@@ -26,54 +27,7 @@ namespace {
 
 using detail::narrow;
 using detail::widen;
-
-template <class T>
-using ReduceCompute = decltype(widen(T{}));
-
-// Summation blocks: each block is summed in kLanes lanes (below), block
-// partials are combined pairwise in index order. Neither depends on the
-// thread count.
-constexpr std::int64_t kBlock = 4096;
-
-// A float sum keeps kLanes running sums within a block, element i in lane
-// (i - block start) % kLanes, and adds them pairwise at the block's end. One
-// running sum is a chain of dependent additions, bound by the adder's latency
-// (a 16K-element mean took 25 us); eight independent ones run at its
-// throughput and vectorize. numpy's pairwise sum unrolls by 8 the same way.
-// The CUDA kernels (backend/cuda/kernels/reduce.cu) keep the same order.
-constexpr int kLanes = 8;
-
-inline double combine_lanes(const double* lane) {
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
-// The lane sum of value(i) over [b, e), b a block's start.
-template <class Value>
-double lane_sum(std::int64_t b, std::int64_t e, Value value) {
-  double lane[kLanes] = {};
-  std::int64_t i = b;
-  for (; i + kLanes <= e; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lane[l] += value(i + l);
-  }
-  for (int l = 0; i < e; ++i, ++l) lane[l] += value(i);
-  return combine_lanes(lane);
-}
-
-template <class Acc, class Combine>
-Acc combine_pairwise(std::vector<Acc>& p, Combine combine) {
-  std::size_t n = p.size();
-  while (n > 1) {
-    std::size_t half = n / 2;
-    for (std::size_t i = 0; i < half; ++i) p[i] = combine(p[2 * i], p[2 * i + 1]);
-    if (n % 2 != 0) {
-      p[half] = p[n - 1];
-      n = half + 1;
-    } else {
-      n = half;
-    }
-  }
-  return p[0];
-}
+using namespace detail::reduce_rules;
 
 // Reduces every row of an (outer, r) row-major matrix: leaf(row, begin, end)
 // over each block, partials combined pairwise; store(row, acc) writes it.
@@ -105,11 +59,14 @@ void reduce_rows(std::int64_t outer, std::int64_t r, Acc identity, Leaf leaf, Co
   }
 }
 
-std::int64_t wrap_add64(std::int64_t a, std::int64_t b) { return rules::wrap_add(a, b); }
-std::int64_t wrap_mul64(std::int64_t a, std::int64_t b) { return rules::wrap_mul(a, b); }
-
-template <class T>
-constexpr bool kFloatT = std::is_floating_point_v<ReduceCompute<T>>;
+// Rows of an (outer, r) matrix reduced by `rule` (SumRule, ExtremeRule).
+template <class T, class O, class Rule>
+void reduce_rows_by(const Rule& rule, const T* p, O* out, std::int64_t outer, std::int64_t r) {
+  using Acc = typename Rule::Acc;
+  reduce_rows<Acc>(
+      outer, r, Rule::identity(), [&](std::int64_t row, std::int64_t b, std::int64_t e) { return rule.leaf(p + row * r, b, e); },
+      [&](Acc a, Acc b) { return rule.combine(a, b); }, [&](std::int64_t row, Acc v) { out[row] = narrow<O>(v); });
+}
 
 // sum / prod: double accumulator for floats, wrapping int64 for ints and bools.
 template <class T, class O>
@@ -117,21 +74,7 @@ void sum_or_prod(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t
   using Acc = std::conditional_t<kFloatT<T>, double, std::int64_t>;
   auto store = [&](std::int64_t row, Acc v) { out[row] = narrow<O>(v); };
   if (!prod) {
-    auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
-      const T* q = p + row * r;
-      if constexpr (kFloatT<T>) {
-        return lane_sum(b, e, [q](std::int64_t i) { return static_cast<double>(widen(q[i])); });
-      } else {
-        Acc s = 0;
-        for (std::int64_t i = b; i < e; ++i) s = wrap_add64(s, static_cast<std::int64_t>(q[i]));
-        return s;
-      }
-    };
-    auto combine = [](Acc a, Acc b) {
-      if constexpr (kFloatT<T>) return a + b;
-      else return wrap_add64(a, b);
-    };
-    reduce_rows<Acc>(outer, r, Acc{0}, leaf, combine, store);
+    reduce_rows_by(SumRule<T>{}, p, out, outer, r);
   } else {
     auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
       const T* q = p + row * r;
@@ -199,33 +142,7 @@ void sum_columns(const T* p, O* out, std::int64_t r, std::int64_t outer) {
 
 template <class T>
 void max_or_min(bool is_max, const T* p, T* out, std::int64_t outer, std::int64_t r) {
-  using C = ReduceCompute<T>;
-  auto better = [is_max](C a, C b) {  // b replaces a
-    return is_max ? b > a : b < a;
-  };
-  auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
-    const T* q = p + row * r;
-    C m = widen(q[b]);
-    if constexpr (kFloatT<T>) {
-      if (std::isnan(m)) return m;
-    }
-    for (std::int64_t i = b + 1; i < e; ++i) {
-      C v = widen(q[i]);
-      if constexpr (kFloatT<T>) {
-        if (std::isnan(v)) return v;
-      }
-      if (better(m, v)) m = v;
-    }
-    return m;
-  };
-  auto combine = [&](C a, C b) {
-    if constexpr (kFloatT<T>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return better(a, b) ? b : a;
-  };
-  reduce_rows<C>(outer, r, C{}, leaf, combine, [&](std::int64_t row, C v) { out[row] = narrow<T>(v); });
+  reduce_rows_by(ExtremeRule<T>{is_max}, p, out, outer, r);
 }
 
 // mean / var / std in double, stored rounded to the float output type.

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "core/row_reduction.h"
 #include "program/primitive_rules.h"
 #include "spmd/program/primitive.h"
 
@@ -31,6 +32,34 @@ bool defined_in(const std::vector<Var>& defined, const Atom& a) {
   return !a.is_literal() && std::find(defined.begin(), defined.end(), a.var) != defined.end();
 }
 
+// The first reduced axis of a reduction over trailing axes of a rank-`rank`
+// value; -1 when the reduced axes are not the trailing ones.
+int first_reduced_axis(const Equation& eq, std::size_t rank) {
+  std::vector<bool> reduced(rank, false);
+  for (std::int64_t a : eq.params.get<std::vector<std::int64_t>>("axes", eq.primitive->name)) {
+    const std::int64_t n = a < 0 ? a + static_cast<std::int64_t>(rank) : a;
+    if (n < 0 || n >= static_cast<std::int64_t>(rank) || reduced[static_cast<std::size_t>(n)]) return -1;
+    reduced[static_cast<std::size_t>(n)] = true;
+  }
+  std::size_t first = rank;
+  while (first > 0 && reduced[first - 1]) --first;
+  for (std::size_t d = 0; d < first; ++d) {
+    if (reduced[d]) return -1;
+  }
+  return static_cast<int>(first);
+}
+
+// Whether eq, right after a chain of `shape` defining `defined`, ends it: a
+// sum, max or min over trailing axes of a value the chain computed, which is
+// not empty (an empty max or min is reduce()'s error to give).
+bool ends_chain(const Program& p, const Equation& eq, const std::vector<Var>& defined, const Shape& shape) {
+  if (eq.primitive->fusion != Fusion::kReduce || eq.inputs.size() != 1 || eq.outputs.size() != 1) return false;
+  if (!defined_in(defined, eq.inputs[0]) || num_elements(shape) == 0) return false;
+  const Aval& in = p.aval_of(eq.inputs[0]);
+  return in.shape == shape && first_reduced_axis(eq, shape.size()) >= 0 &&
+         detail::RowReduction::supports(static_cast<ReduceOp>(eq.primitive->op), in.dtype);
+}
+
 }  // namespace
 
 int fusible_run_length(const Program& p, int first) {
@@ -40,7 +69,10 @@ int fusible_run_length(const Program& p, int first) {
   int k = first;
   for (; k < static_cast<int>(eqs.size()); ++k) {
     const Equation& eq = eqs[static_cast<std::size_t>(k)];
-    if (eq.primitive->fusion == Fusion::kNone || eq.outputs.size() != 1) break;
+    if (k > first && ends_chain(p, eq, defined, shape)) return k + 1 - first;
+    if (eq.primitive->fusion == Fusion::kNone || eq.primitive->fusion == Fusion::kReduce || eq.outputs.size() != 1) {
+      break;
+    }
     const Aval& out = p.aval(eq.outputs[0]);
     if (k == first) shape = out.shape;
     if (out.shape != shape) break;
@@ -106,6 +138,12 @@ std::shared_ptr<const FusedChain> make_fused_chain(const Program& p, int first, 
       case Fusion::kBroadcast:
         v = read(eq.inputs[0], broadcast_view(eq, p.aval_of(eq.inputs[0])));
         break;
+      case Fusion::kReduce:
+        // The chain's last equation (fusible_run_length): its result comes
+        // after the outputs.
+        chain.reduce(static_cast<ReduceOp>(prim.op), inside.at(eq.inputs[0].var),
+                     first_reduced_axis(eq, shape.size()));
+        continue;
       case Fusion::kNone:
         return nullptr;
     }
@@ -120,10 +158,16 @@ std::shared_ptr<const FusedChain> make_fused_chain(const Program& p, int first, 
   std::vector<SourceLoc> locs;
   for (int k = first; k < end; ++k) {
     const Equation& eq = eqs[static_cast<std::size_t>(k)];
+    if (eq.primitive->fusion == Fusion::kReduce) continue;
     const Var var = eq.outputs[0];
     if (last_read[static_cast<std::size_t>(var)] < end) continue;
     chain.output(inside.at(var));
     outputs.push_back(var);
+    locs.push_back(eq.loc);
+  }
+  if (chain.has_reduction()) {
+    const Equation& eq = eqs[static_cast<std::size_t>(end - 1)];
+    outputs.push_back(eq.outputs[0]);
     locs.push_back(eq.loc);
   }
   chain.finish();

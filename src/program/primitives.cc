@@ -845,7 +845,10 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
       {"reduce_min", ReduceOp::kMin}, {"reduce_or", ReduceOp::kAny},    {"reduce_and", ReduceOp::kAll},
       {"argmax", ReduceOp::kArgMax},  {"argmin", ReduceOp::kArgMin},
   };
-  for (auto [name, op] : reductions) add(name, reduce_abstract, reduce_impl, static_cast<int>(op));
+  for (auto [name, op] : reductions) {
+    const bool row_reduction = op == ReduceOp::kSum || op == ReduceOp::kMax || op == ReduceOp::kMin;
+    add(name, reduce_abstract, reduce_impl, static_cast<int>(op), row_reduction ? Fusion::kReduce : Fusion::kNone);
+  }
   add("reshape", reshape_abstract, reshape_impl);
   add("transpose", transpose_abstract, transpose_impl);
   add("broadcast_in_dim", broadcast_abstract, broadcast_impl, 0, Fusion::kBroadcast);

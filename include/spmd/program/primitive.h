@@ -19,8 +19,9 @@
 namespace spmd::program {
 
 /// What the executor may fuse a primitive into: a chain of elementwise ops
-/// over one shape runs as one pass over memory (see executor.h).
-enum class Fusion { kNone, kUnary, kBinary, kSelect, kConvert, kBroadcast };
+/// over one shape runs as one pass over memory (see executor.h); a sum, max
+/// or min over trailing axes may end it (kReduce).
+enum class Fusion { kNone, kUnary, kBinary, kSelect, kConvert, kBroadcast, kReduce };
 
 /// Whether a primitive gives the same bits on every device of a pmap: the
 /// executor computes a value once for all of them when it does (see

@@ -7,12 +7,15 @@
 
 #include <cmath>
 
+#include <tbb/global_control.h>
+
 #include "core/arena.h"
 #include "core/fused_elementwise.h"
 #include "core/placement.h"
 #include "spmd/core/creation.h"
 #include "spmd/core/elementwise.h"
 #include "spmd/core/layout.h"
+#include "spmd/core/reduction.h"
 #include "support/fake_device.h"
 #include "unit/core/core_test_util.h"
 
@@ -201,4 +204,146 @@ TEST_CASE("core::ElementwiseChain: on a device with its own memory the caller ru
   c.output(c.unary(UnaryOp::kExp, c.unary(UnaryOp::kSqrt, v)));
   c.finish();
   CHECK_FALSE(c.run(std::vector<Array>{ramp(4, DType::kFloat32)}, {}).has_value());
+}
+
+namespace {
+
+// Values over 80 binary orders of magnitude (so a sum's bits depend on its
+// order), with a NaN at `nan_at` when it is >= 0.
+Array wide(const Shape& shape, DType dt, std::int64_t nan_at = -1) {
+  std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
+  std::uint64_t s = 0x9e3779b97f4a7c15ULL;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    const int e = is_floating(dt) && dt != DType::kFloat16 && dt != DType::kBFloat16 ? static_cast<int>((s >> 5) % 80) - 40
+                                                                                     : static_cast<int>((s >> 5) % 8);
+    x = std::ldexp(static_cast<double>(s >> 11) / 9007199254740992.0 * 2 - 1, e);
+  }
+  if (nan_at >= 0) v[static_cast<std::size_t>(nan_at)] = std::nan("");
+  if (!is_floating(dt)) {
+    std::vector<std::int64_t> ints;
+    for (double x : v) ints.push_back(static_cast<std::int64_t>(x * 1000));
+    return Array::from_int64s(ints, shape, dt);
+  }
+  return Array::from_doubles(v, shape, dt);
+}
+
+std::vector<int> trailing_axes(const Shape& shape, int first) {
+  std::vector<int> axes;
+  for (int a = first; a < static_cast<int>(shape.size()); ++a) axes.push_back(a);
+  return axes;
+}
+
+}  // namespace
+
+TEST_CASE("core::ElementwiseChain: a reduction ending the chain has reduce()'s bits, on 1 and 2 threads",
+          "[core][fusion]") {
+  struct Case {
+    Shape shape;
+    int first_axis;
+  };
+  // Short rows grouped into chain blocks (with a partial group), a row of
+  // exactly one chain block, rows of two and more RowReduction blocks, whole
+  // arrays, a scalar.
+  const Case cases[] = {{{3, 5}, 1},    {{1000, 3}, 1},  {{4, 2048}, 1}, {{2, 5000}, 1},   {{3000}, 0},
+                        {{64, 256}, 0}, {{5, 4, 9}, 1}, {{2, 3, 4}, 3},  {{}, 0},          {{70001}, 0}};
+  for (int threads : {1, 2}) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    for (const Case& k : cases) {
+      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin}) {
+        for (DType dt : {DType::kFloat32, DType::kFloat16, DType::kFloat64, DType::kInt32}) {
+          INFO(threads << " threads, " << shape_to_string(k.shape) << " from axis " << k.first_axis << ", "
+                       << op_name(op) << ", " << dtype_name(dt));
+          const std::int64_t n = num_elements(k.shape);
+          Array x = wide(k.shape, dt, op != ReduceOp::kSum && n > 7 && is_floating(dt) ? n / 3 : -1);
+          Array y = wide(k.shape, dt);
+          ElementwiseChain c(k.shape);
+          auto vx = c.input(k.shape, dt, false);
+          auto vy = c.input(k.shape, dt, false);
+          auto prod = c.binary(BinaryOp::kMultiply, vx, vy);
+          auto v = c.binary(BinaryOp::kSubtract, prod, vx);
+          c.output(prod);
+          c.reduce(op, v, k.first_axis);
+          c.finish();
+          std::vector<Array> got = run(c, {x, y});
+          REQUIRE(got.size() == 2);
+          Array p = binary(BinaryOp::kMultiply, x, y);
+          CHECK(got[0].identical(p));
+          Array want = reduce(op, binary(BinaryOp::kSubtract, p, x), trailing_axes(k.shape, k.first_axis));
+          CHECK(got[1].shape() == want.shape());
+          CHECK(got[1].dtype() == want.dtype());
+          CHECK(got[1].identical(want));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("core::ElementwiseChain: a reduced output, a one-value expression and an input are reduced as arrays",
+          "[core][fusion]") {
+  const Shape shape{6, 700};
+  Array x = wide(shape, DType::kFloat32);
+  {  // the reduced value is also an output
+    ElementwiseChain c(shape);
+    auto v = c.unary(UnaryOp::kSin, c.input(shape, DType::kFloat32, false));
+    c.output(v);
+    c.reduce(ReduceOp::kSum, v, 1);
+    c.finish();
+    std::vector<Array> got = run(c, {x});
+    CHECK(got[0].identical(unary(UnaryOp::kSin, x)));
+    CHECK(got[1].identical(sum(got[0], std::vector<int>{1})));
+  }
+  {  // one value everywhere: a scalar's exp, broadcast
+    ElementwiseChain c(shape);
+    auto v = c.unary(UnaryOp::kExp, c.input(Shape{}, DType::kFloat32, false));
+    c.reduce(ReduceOp::kSum, v, 0);
+    c.finish();
+    Array s = Array::from_doubles(std::vector<double>{0.25}, {}, DType::kFloat32);
+    std::vector<Array> got = run(c, {s});
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].identical(sum(broadcast_to(unary(UnaryOp::kExp, s), shape))));
+  }
+  {  // an input passed straight through (a broadcast row)
+    ElementwiseChain c(shape);
+    auto row = c.input(Shape{1, 700}, DType::kFloat32, true);
+    c.reduce(ReduceOp::kMax, row, 1);
+    c.finish();
+    Array r = wide({1, 700}, DType::kFloat32).with_weak_type(true);
+    std::vector<Array> got = run(c, {r});
+    Array want = reduce(ReduceOp::kMax, broadcast_to(r, shape), std::vector<int>{1});
+    CHECK(got[0].identical(want));
+    CHECK(got[0].weak_type());
+  }
+  {  // booleans sum to int32
+    ElementwiseChain c(shape);
+    auto values = c.input(shape, DType::kFloat32, false);
+    auto zero = c.input(Shape{}, DType::kFloat32, true);
+    auto positive = c.binary(BinaryOp::kGreater, values, zero);
+    c.reduce(ReduceOp::kSum, positive, 1);
+    c.finish();
+    std::vector<Array> got = run(c, {x, weak_float(0.0)});
+    CHECK(got[0].dtype() == DType::kInt32);
+    CHECK(got[0].identical(sum(binary(BinaryOp::kGreater, x, weak_float(0.0)), std::vector<int>{1})));
+  }
+}
+
+TEST_CASE("core::ElementwiseChain: a reduction charges the arena for its result only", "[core][fusion]") {
+  const std::int64_t n = 100000;
+  Array x = ramp(n, DType::kFloat32);
+  auto arena = std::make_shared<detail::Arena>(0, detail::Arena::kUnlimited, "device 0");
+  detail::Placement device{nullptr, arena, 0};
+  detail::PlacementScope scope(&device);
+  ElementwiseChain c(Shape{n});
+  auto v = c.input(Shape{n}, DType::kFloat32, false);
+  auto sq = c.binary(BinaryOp::kMultiply, v, v);
+  c.reduce(ReduceOp::kSum, sq, 0);
+  c.finish();
+  std::vector<std::size_t> called;
+  std::optional<std::vector<Array>> got = c.run(std::vector<Array>{x}, [&](std::size_t k) { called.push_back(k); });
+  REQUIRE(got.has_value());
+  CHECK(called == std::vector<std::size_t>{0});
+  const detail::ArenaStats stats = arena->stats();
+  CHECK(stats.allocations == 1);
+  CHECK(stats.peak_bytes == 4);
+  CHECK((*got)[0].identical(sum(binary(BinaryOp::kMultiply, x, x))));
 }

@@ -91,29 +91,32 @@ TEST_CASE("program::plan: consecutive elementwise equations of one shape fuse, w
           "[program][fusion]") {
   Layer l = layer();
   const ExecutionPlan& plan = l.program->plan();
-  REQUIRE(plan.steps.size() == 4);
+  REQUIRE(plan.steps.size() == 3);
   CHECK(plan.steps[0].first_equation == 0);  // matmul
   CHECK(plan.steps[0].fused == nullptr);
-  // broadcast_in_dim, add, tanh, sub, mul: one pass
+  // broadcast_in_dim, add, tanh, sub, mul and the reduce_sum that ends them: one pass
   CHECK(plan.steps[1].first_equation == 1);
-  CHECK(plan.steps[1].equation_count == 5);
+  CHECK(plan.steps[1].equation_count == 6);
   REQUIRE(plan.steps[1].fused != nullptr);
   const FusedChain& chain = *plan.steps[1].fused;
-  // h is a program output, sq is reduced next; pre, d and the broadcast bias
+  // h is a program output, then the sum; pre, d, sq and the broadcast bias
   // exist only inside the pass.
-  CHECK(chain.outputs() == std::vector<Var>{l.h, l.sq});
+  const Var sum = l.program->equations()[6].outputs[0];
+  CHECK(chain.outputs() == std::vector<Var>{l.h, sum});
   CHECK(chain.output_locs()[0] == SourceLoc{"prog.py", 4, 9});
+  CHECK(chain.output_locs()[1] == kLoc);
   CHECK(chain.inputs().size() == 3);  // x @ w, bias, y
   CHECK(chain.chain().op_count() == 4);
-  CHECK(plan.steps[2].fused == nullptr);  // reduce_sum
-  CHECK(plan.steps[3].fused == nullptr);  // div: a chain of one is just the op
-  // sq dies at the reduction; the matmul's result after the chain.
-  CHECK(plan.steps[2].release == std::vector<Var>{l.sq});
+  CHECK(chain.chain().has_reduction());
+  CHECK(plan.steps[2].fused == nullptr);  // div: a chain of one is just the op
   // x @ w, bias and y are read for the last time in the chain (so are the
-  // values inside it, which have no array to drop); h lives on.
-  CHECK(plan.steps[1].release.size() == 6);
+  // broadcast bias, pre, d and sq, which have no array to drop); h lives on,
+  // the sum dies at the div.
+  CHECK(plan.steps[1].release.size() == 7);
   CHECK(std::count(plan.steps[1].release.begin(), plan.steps[1].release.end(), l.h) == 0);
+  CHECK(std::count(plan.steps[1].release.begin(), plan.steps[1].release.end(), l.sq) == 1);
   CHECK(std::count(plan.steps[1].release.begin(), plan.steps[1].release.end(), l.program->inputs()[2]) == 1);
+  CHECK(plan.steps[2].release == std::vector<Var>{sum});
 }
 
 TEST_CASE("program::execute: a fused program equals its equations one at a time, bit for bit", "[program][fusion]") {
