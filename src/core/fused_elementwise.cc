@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/device_ops.h"
+#include "core/column_sum.h"
 #include "core/parallel.h"
 #include "core/row_reduction.h"
 #include "spmd/error.h"
@@ -153,7 +154,7 @@ void ElementwiseChain::output(Value v) {
   output_names_.push_back(producer->name);
 }
 
-void ElementwiseChain::reduce(ReduceOp op, Value v, int first_axis) {
+void ElementwiseChain::reduce(ReduceOp op, Value v, Reduced which, int split) {
   if (finished_) chain_bug("reduce() after finish()");
   if (reduction_) chain_bug("a second reduction");
   if (info(v).input >= 0) {
@@ -167,17 +168,28 @@ void ElementwiseChain::reduce(ReduceOp op, Value v, int first_axis) {
     v = add_step(std::move(copy), info(v).dtype, info(v).weak);
   }
   const ValueInfo& vi = info(v);
-  if (!RowReduction::supports(op, vi.dtype)) chain_bug("a reduction RowReduction does not have");
-  if (first_axis < 0 || first_axis > static_cast<int>(shape_.size())) chain_bug("reduced axes out of range");
+  if (split < 0 || split > static_cast<int>(shape_.size())) chain_bug("reduced axes out of range");
+  const Shape leading(shape_.begin(), shape_.begin() + split);
+  const Shape trailing(shape_.begin() + split, shape_.end());
   Reduction r;
   r.op = op;
+  r.which = which;
   r.value = v;
-  r.shape = Shape(shape_.begin(), shape_.begin() + first_axis);
-  r.rows = num_elements(r.shape);
-  r.length = num_elements(Shape(shape_.begin() + first_axis, shape_.end()));
-  const RowReduction probe(op, vi.dtype, vi.weak, 0, r.length);
-  r.dtype = probe.output_dtype();
-  r.weak = probe.output_weak();
+  if (which == Reduced::kTrailing) {
+    if (!RowReduction::supports(op, vi.dtype)) chain_bug("a reduction RowReduction does not have");
+    r.shape = leading;
+    const RowReduction probe(op, vi.dtype, vi.weak, 0, num_elements(trailing));
+    r.dtype = probe.output_dtype();
+    r.weak = probe.output_weak();
+  } else {
+    if (op != ReduceOp::kSum) chain_bug("a reduction over leading axes that is not a sum");
+    r.shape = trailing;
+    const ColumnSum probe(vi.dtype, vi.weak, 0, 0);
+    r.dtype = probe.output_dtype();
+    r.weak = probe.output_weak();
+  }
+  r.kept = num_elements(r.shape);
+  r.reduced = num_elements(which == Reduced::kTrailing ? trailing : leading);
   reduction_ = std::move(r);
 }
 
@@ -294,9 +306,10 @@ void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::sp
   }
 }
 
-void ElementwiseChain::run_reducing(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const {
+void ElementwiseChain::run_row_reduction(std::span<const Array> inputs, std::vector<Array>& outputs,
+                                         Array& result) const {
   const Reduction& red = *reduction_;
-  RowReduction reduction(red.op, info(red.value).dtype, info(red.value).weak, red.rows, red.length);
+  RowReduction reduction(red.op, info(red.value).dtype, info(red.value).weak, red.kept, red.reduced);
   const std::int64_t n = num_elements(shape_);
   if (n > 0) {
     const auto esize = static_cast<std::int64_t>(dtype_size(info(red.value).dtype));
@@ -311,11 +324,11 @@ void ElementwiseChain::run_reducing(std::span<const Array> inputs, std::vector<A
       std::vector<std::int64_t> stride(values_.size());
       body(scratch.get(), block.get(), at, stride);
     };
-    const std::int64_t r = red.length;
+    const std::int64_t r = red.reduced;
     if (r <= kBlock) {
       // Whole rows per chain block; each row is one RowReduction block.
       const std::int64_t rows_per_block = kBlock / r;
-      parallel_ranges(red.rows, n, std::max<std::int64_t>(rows_per_block, (std::int64_t{1} << 14) / r),
+      parallel_ranges(red.kept, n, std::max<std::int64_t>(rows_per_block, (std::int64_t{1} << 14) / r),
                       [&](std::int64_t r0, std::int64_t r1) {
                         buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
                           for (std::int64_t row = r0; row < r1; row += rows_per_block) {
@@ -328,7 +341,7 @@ void ElementwiseChain::run_reducing(std::span<const Array> inputs, std::vector<A
     } else {
       // Long rows: each RowReduction block of each row in up to two chain blocks.
       const std::int64_t per_row = reduction.blocks_per_row();
-      parallel_ranges(red.rows * per_row, n, 4, [&](std::int64_t u0, std::int64_t u1) {
+      parallel_ranges(red.kept * per_row, n, 4, [&](std::int64_t u0, std::int64_t u1) {
         buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
           for (std::int64_t u = u0; u < u1; ++u) {
             const std::int64_t row = u / per_row, b = u % per_row;
@@ -345,6 +358,55 @@ void ElementwiseChain::run_reducing(std::span<const Array> inputs, std::vector<A
     }
   }
   reduction.finish(result);
+}
+
+void ElementwiseChain::run_column_sum(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const {
+  const Reduction& red = *reduction_;
+  const std::int64_t rows = red.reduced, columns = red.kept;
+  ColumnSum sum(info(red.value).dtype, info(red.value).weak, rows, columns);
+  const std::int64_t n = num_elements(shape_);
+  if (n > 0) {
+    const auto esize = static_cast<std::int64_t>(dtype_size(info(red.value).dtype));
+    const std::int64_t slot_bytes = std::min(n, kBlock) * 8;
+    auto buffers = [&](auto body) {
+      std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes)]);
+      std::unique_ptr<std::byte[]> block(new std::byte[static_cast<std::size_t>(std::min(n, kBlock) * esize)]);
+      std::vector<const std::byte*> at(values_.size());
+      std::vector<std::int64_t> stride(values_.size());
+      body(scratch.get(), block.get(), at, stride);
+    };
+    // Work items: a block of ColumnSum's rows by a range of columns, its
+    // rows in order on one thread; different items touch different sums.
+    const std::int64_t row_blocks = (rows + ColumnSum::kBlock - 1) / ColumnSum::kBlock;
+    const std::int64_t width = std::min(columns, kBlock);  // columns per item
+    const std::int64_t column_ranges = (columns + width - 1) / width;
+    const std::int64_t rows_per_block = kBlock / width;      // rows per chain block
+    parallel_ranges(row_blocks * column_ranges, n, 1, [&](std::int64_t w0, std::int64_t w1) {
+      buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
+        for (std::int64_t w = w0; w < w1; ++w) {
+          const std::int64_t rb = w / column_ranges;
+          const std::int64_t c0 = (w % column_ranges) * width;
+          const std::int64_t cw = std::min(width, columns - c0);
+          const std::int64_t row_end = std::min(rows, (rb + 1) * ColumnSum::kBlock);
+          if (cw == columns) {
+            // Whole rows: several per chain block.
+            for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; row += rows_per_block) {
+              const std::int64_t count = std::min(rows_per_block, row_end - row);
+              run_block(row * columns, count * columns, inputs, outputs, scratch, slot_bytes, at, stride, block);
+              sum.add_rows(row, count, 0, columns, block, columns);
+            }
+          } else {
+            // Long rows: one segment of one row per chain block.
+            for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; ++row) {
+              run_block(row * columns + c0, cw, inputs, outputs, scratch, slot_bytes, at, stride, block);
+              sum.add_rows(row, 1, c0, cw, block, cw);
+            }
+          }
+        }
+      });
+    });
+  }
+  sum.finish(result);
 }
 
 std::optional<std::vector<Array>> ElementwiseChain::run(
@@ -372,7 +434,11 @@ std::optional<std::vector<Array>> ElementwiseChain::run(
   if (reduction_) {
     if (before_allocating) before_allocating(outputs_.size());
     Array result = Array::uninitialized(reduction_->shape, reduction_->dtype, op_name(reduction_->op));
-    run_reducing(inputs, outputs, result);
+    if (reduction_->which == Reduced::kTrailing) {
+      run_row_reduction(inputs, outputs, result);
+    } else {
+      run_column_sum(inputs, outputs, result);
+    }
     outputs.push_back(result.with_weak_type(reduction_->weak));
     return outputs;
   }

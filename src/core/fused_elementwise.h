@@ -56,11 +56,14 @@ class ElementwiseChain {
   /// `v` becomes an array of the chain's shape: the next of run()'s results
   /// (a copy when `v` is an input or already an output).
   void output(Value v);
-  /// Ends the chain with reduce(op, v, axes first_axis..rank-1) (a sum, max
-  /// or min: RowReduction::supports; at most one per chain): run() returns
-  /// its result after the outputs, shaped as the leading axes, with
-  /// reduce()'s dtype, weak type and bits.
-  void reduce(ReduceOp op, Value v, int first_axis);
+  /// Which axes a reduction ending the chain reduces: the trailing ones from
+  /// `split` on (a sum, max or min: RowReduction::supports), or the leading
+  /// ones before `split` (a sum: ColumnSum).
+  enum class Reduced { kTrailing, kLeading };
+  /// Ends the chain with reduce(op, v, those axes) (at most one per chain):
+  /// run() returns its result after the outputs, shaped as the axes kept,
+  /// with reduce()'s dtype, weak type and bits.
+  void reduce(ReduceOp op, Value v, Reduced which, int split);
   bool has_reduction() const { return reduction_.has_value(); }
   /// Plans the per-block scratch; call once, after the last op and output.
   void finish();
@@ -97,10 +100,11 @@ class ElementwiseChain {
   };
   struct Reduction {
     ReduceOp op;
+    Reduced which = Reduced::kTrailing;
     Value value = -1;
-    Shape shape;                 ///< the result's: the chain's leading axes
-    std::int64_t rows = 1;       ///< elements of the result
-    std::int64_t length = 1;     ///< elements reduced into each
+    Shape shape;              ///< the result's: the axes kept
+    std::int64_t kept = 1;    ///< elements of the result
+    std::int64_t reduced = 1; ///< elements reduced into each
     DType dtype = DType::kFloat32;
     bool weak = false;
   };
@@ -124,8 +128,12 @@ class ElementwiseChain {
   void run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs, std::vector<Array>& outputs,
                  std::byte* scratch, std::int64_t slot_bytes, std::vector<const std::byte*>& at,
                  std::vector<std::int64_t>& stride, std::byte* reduced) const;
-  /// run() with a reduction: blocks follow the rows, as RowReduction takes them.
-  void run_reducing(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const;
+  /// run() with a reduction over trailing axes: blocks follow the rows, as
+  /// RowReduction takes them.
+  void run_row_reduction(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const;
+  /// run() with a sum over leading axes: blocks of whole rows or row
+  /// segments, each block of ColumnSum's rows on one thread, in order.
+  void run_column_sum(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const;
 
   Shape shape_;
   std::vector<ValueInfo> values_;

@@ -1,5 +1,5 @@
-// sum_columns' inner loop adds a row into the column accumulators: GCC's
-// -O2 cost model will not vectorize a loop that needs an alias check.
+// lane_sum's lanes vectorize only at -O3 (GCC's -O2 cost model leaves them
+// scalar); reduce_rules.h fixes the order, so the bits do not depend on it.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
@@ -13,6 +13,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/column_sum.h"
 #include "core/device_ops.h"
 #include "core/element_access.h"
 #include "core/parallel.h"
@@ -91,53 +92,6 @@ void sum_or_prod(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t
     };
     reduce_rows<Acc>(outer, r, Acc{1}, leaf, combine, store);
   }
-}
-
-// sum over leading axes: p as an (r, outer) row-major matrix, out[j] the sum
-// of column j. Read row by row, so no transposed copy is made; each column
-// is added in the order sum_or_prod's rows are (in lanes within blocks of
-// kBlock, blocks pairwise), so the bits are the same.
-template <class T, class O>
-void sum_columns(const T* p, O* out, std::int64_t r, std::int64_t outer) {
-  using Acc = std::conditional_t<kFloatT<T>, double, std::int64_t>;
-  // Integer sums wrap, so their order does not matter: one lane. With fewer
-  // rows than lanes, the lanes past them stay zero and need no memory.
-  const std::int64_t lanes = kFloatT<T> ? std::min<std::int64_t>(kLanes, std::max<std::int64_t>(r, 1)) : 1;
-  const std::int64_t nblocks = std::max<std::int64_t>(1, (r + kBlock - 1) / kBlock);
-  const std::int64_t grain = std::max<std::int64_t>(1, detail::kParallelThreshold / std::max<std::int64_t>(r, 1));
-  detail::parallel_ranges(outer, outer * r, grain, [&](std::int64_t c0, std::int64_t c1) {
-    const std::int64_t w = c1 - c0;
-    // partial[(b * lanes + lane) * w + j]: column j's running sum in one lane of block b.
-    std::vector<Acc> partial(static_cast<std::size_t>(nblocks * lanes * w), Acc{0});
-    for (std::int64_t b = 0; b < nblocks; ++b) {
-      for (std::int64_t i = b * kBlock; i < std::min(r, (b + 1) * kBlock); ++i) {
-        Acc* acc = partial.data() + (b * lanes + (i - b * kBlock) % lanes) * w;
-        const T* row = p + i * outer + c0;
-        for (std::int64_t j = 0; j < w; ++j) {
-          if constexpr (kFloatT<T>) acc[j] += static_cast<double>(widen(row[j]));
-          else acc[j] = wrap_add64(acc[j], static_cast<std::int64_t>(row[j]));
-        }
-      }
-    }
-    std::vector<Acc> column(static_cast<std::size_t>(nblocks));
-    for (std::int64_t j = 0; j < w; ++j) {
-      for (std::int64_t b = 0; b < nblocks; ++b) {
-        const Acc* block = partial.data() + b * lanes * w + j;
-        if constexpr (kFloatT<T>) {
-          double lane[kLanes] = {};
-          for (std::int64_t l = 0; l < lanes; ++l) lane[l] = block[l * w];
-          column[static_cast<std::size_t>(b)] = combine_lanes(lane);
-        } else {
-          column[static_cast<std::size_t>(b)] = block[0];
-        }
-      }
-      const Acc total = combine_pairwise(column, [](Acc a, Acc b) {
-        if constexpr (kFloatT<T>) return a + b;
-        else return wrap_add64(a, b);
-      });
-      out[c0 + j] = narrow<O>(total);
-    }
-  });
 }
 
 template <class T>
@@ -374,19 +328,26 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
     return out.with_weak_type(weak);
   }
 
+  if (by_columns) {
+    // Read row by row, so no transposed copy is made; the bits are those of
+    // the sum over the transposed rows (ColumnSum).
+    detail::ColumnSum columns(in_dtype, weak, r, outer);
+    const auto esize = static_cast<std::int64_t>(dtype_size(in_dtype));
+    const auto* base = static_cast<const std::byte*>(data.raw_data());
+    const std::int64_t grain = std::max<std::int64_t>(1, detail::kParallelThreshold / std::max<std::int64_t>(r, 1));
+    detail::parallel_ranges(outer, outer * r, grain, [&](std::int64_t c0, std::int64_t c1) {
+      columns.add_rows(0, r, c0, c1 - c0, base + c0 * esize, outer);
+    });
+    columns.finish(out);
+    return out.with_weak_type(weak);
+  }
   detail::visit_dtype(in_dtype, [&](auto in_tag) {
     using T = decltype(in_tag);
     const T* p = data.data<T>();
     switch (op) {
       case ReduceOp::kSum:
       case ReduceOp::kProd:
-        if (by_columns) {
-          if constexpr (std::is_same_v<T, bool>) {
-            sum_columns(p, out.mutable_data<std::int32_t>(), r, outer);
-          } else {
-            sum_columns(p, out.mutable_data<T>(), r, outer);
-          }
-        } else if constexpr (std::is_same_v<T, bool>) {
+        if constexpr (std::is_same_v<T, bool>) {
           sum_or_prod(op == ReduceOp::kProd, p, out.mutable_data<std::int32_t>(), outer, r);
         } else {
           sum_or_prod(op == ReduceOp::kProd, p, out.mutable_data<T>(), outer, r);

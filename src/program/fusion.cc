@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -32,31 +33,41 @@ bool defined_in(const std::vector<Var>& defined, const Atom& a) {
   return !a.is_literal() && std::find(defined.begin(), defined.end(), a.var) != defined.end();
 }
 
-// The first reduced axis of a reduction over trailing axes of a rank-`rank`
-// value; -1 when the reduced axes are not the trailing ones.
-int first_reduced_axis(const Equation& eq, std::size_t rank) {
+using Reduced = detail::ElementwiseChain::Reduced;
+
+// How a reduction of a rank-`rank` value reduces, as reduce() runs it: over
+// the trailing axes from `split` on (rows), or else a sum over the leading
+// axes before `split` (columns); nullopt for any other set of axes.
+std::optional<std::pair<Reduced, int>> reduced_axes(const Equation& eq, std::size_t rank) {
   std::vector<bool> reduced(rank, false);
   for (std::int64_t a : eq.params.get<std::vector<std::int64_t>>("axes", eq.primitive->name)) {
     const std::int64_t n = a < 0 ? a + static_cast<std::int64_t>(rank) : a;
-    if (n < 0 || n >= static_cast<std::int64_t>(rank) || reduced[static_cast<std::size_t>(n)]) return -1;
+    if (n < 0 || n >= static_cast<std::int64_t>(rank) || reduced[static_cast<std::size_t>(n)]) return std::nullopt;
     reduced[static_cast<std::size_t>(n)] = true;
   }
   std::size_t first = rank;
   while (first > 0 && reduced[first - 1]) --first;
-  for (std::size_t d = 0; d < first; ++d) {
-    if (reduced[d]) return -1;
+  if (std::none_of(reduced.begin(), reduced.begin() + static_cast<std::ptrdiff_t>(first), [](bool r) { return r; })) {
+    return std::make_pair(Reduced::kTrailing, static_cast<int>(first));
   }
-  return static_cast<int>(first);
+  std::size_t count = 0;
+  while (count < rank && reduced[count]) ++count;
+  const bool leading = std::none_of(reduced.begin() + static_cast<std::ptrdiff_t>(count), reduced.end(),
+                                    [](bool r) { return r; });
+  if (leading && static_cast<ReduceOp>(eq.primitive->op) == ReduceOp::kSum) {
+    return std::make_pair(Reduced::kLeading, static_cast<int>(count));
+  }
+  return std::nullopt;
 }
 
 // Whether eq, right after a chain of `shape` defining `defined`, ends it: a
-// sum, max or min over trailing axes of a value the chain computed, which is
-// not empty (an empty max or min is reduce()'s error to give).
+// reduction reduce() runs by rows or columns of a value the chain computed,
+// which is not empty (an empty max or min is reduce()'s error to give).
 bool ends_chain(const Program& p, const Equation& eq, const std::vector<Var>& defined, const Shape& shape) {
   if (eq.primitive->fusion != Fusion::kReduce || eq.inputs.size() != 1 || eq.outputs.size() != 1) return false;
   if (!defined_in(defined, eq.inputs[0]) || num_elements(shape) == 0) return false;
   const Aval& in = p.aval_of(eq.inputs[0]);
-  return in.shape == shape && first_reduced_axis(eq, shape.size()) >= 0 &&
+  return in.shape == shape && reduced_axes(eq, shape.size()).has_value() &&
          detail::RowReduction::supports(static_cast<ReduceOp>(eq.primitive->op), in.dtype);
 }
 
@@ -138,12 +149,13 @@ std::shared_ptr<const FusedChain> make_fused_chain(const Program& p, int first, 
       case Fusion::kBroadcast:
         v = read(eq.inputs[0], broadcast_view(eq, p.aval_of(eq.inputs[0])));
         break;
-      case Fusion::kReduce:
+      case Fusion::kReduce: {
         // The chain's last equation (fusible_run_length): its result comes
         // after the outputs.
-        chain.reduce(static_cast<ReduceOp>(prim.op), inside.at(eq.inputs[0].var),
-                     first_reduced_axis(eq, shape.size()));
+        const auto [which, split] = *reduced_axes(eq, shape.size());
+        chain.reduce(static_cast<ReduceOp>(prim.op), inside.at(eq.inputs[0].var), which, split);
         continue;
+      }
       case Fusion::kNone:
         return nullptr;
     }

@@ -263,7 +263,7 @@ TEST_CASE("core::ElementwiseChain: a reduction ending the chain has reduce()'s b
           auto prod = c.binary(BinaryOp::kMultiply, vx, vy);
           auto v = c.binary(BinaryOp::kSubtract, prod, vx);
           c.output(prod);
-          c.reduce(op, v, k.first_axis);
+          c.reduce(op, v, ElementwiseChain::Reduced::kTrailing, k.first_axis);
           c.finish();
           std::vector<Array> got = run(c, {x, y});
           REQUIRE(got.size() == 2);
@@ -287,7 +287,7 @@ TEST_CASE("core::ElementwiseChain: a reduced output, a one-value expression and 
     ElementwiseChain c(shape);
     auto v = c.unary(UnaryOp::kSin, c.input(shape, DType::kFloat32, false));
     c.output(v);
-    c.reduce(ReduceOp::kSum, v, 1);
+    c.reduce(ReduceOp::kSum, v, ElementwiseChain::Reduced::kTrailing, 1);
     c.finish();
     std::vector<Array> got = run(c, {x});
     CHECK(got[0].identical(unary(UnaryOp::kSin, x)));
@@ -296,7 +296,7 @@ TEST_CASE("core::ElementwiseChain: a reduced output, a one-value expression and 
   {  // one value everywhere: a scalar's exp, broadcast
     ElementwiseChain c(shape);
     auto v = c.unary(UnaryOp::kExp, c.input(Shape{}, DType::kFloat32, false));
-    c.reduce(ReduceOp::kSum, v, 0);
+    c.reduce(ReduceOp::kSum, v, ElementwiseChain::Reduced::kTrailing, 0);
     c.finish();
     Array s = Array::from_doubles(std::vector<double>{0.25}, {}, DType::kFloat32);
     std::vector<Array> got = run(c, {s});
@@ -306,7 +306,7 @@ TEST_CASE("core::ElementwiseChain: a reduced output, a one-value expression and 
   {  // an input passed straight through (a broadcast row)
     ElementwiseChain c(shape);
     auto row = c.input(Shape{1, 700}, DType::kFloat32, true);
-    c.reduce(ReduceOp::kMax, row, 1);
+    c.reduce(ReduceOp::kMax, row, ElementwiseChain::Reduced::kTrailing, 1);
     c.finish();
     Array r = wide({1, 700}, DType::kFloat32).with_weak_type(true);
     std::vector<Array> got = run(c, {r});
@@ -319,7 +319,7 @@ TEST_CASE("core::ElementwiseChain: a reduced output, a one-value expression and 
     auto values = c.input(shape, DType::kFloat32, false);
     auto zero = c.input(Shape{}, DType::kFloat32, true);
     auto positive = c.binary(BinaryOp::kGreater, values, zero);
-    c.reduce(ReduceOp::kSum, positive, 1);
+    c.reduce(ReduceOp::kSum, positive, ElementwiseChain::Reduced::kTrailing, 1);
     c.finish();
     std::vector<Array> got = run(c, {x, weak_float(0.0)});
     CHECK(got[0].dtype() == DType::kInt32);
@@ -336,7 +336,7 @@ TEST_CASE("core::ElementwiseChain: a reduction charges the arena for its result 
   ElementwiseChain c(Shape{n});
   auto v = c.input(Shape{n}, DType::kFloat32, false);
   auto sq = c.binary(BinaryOp::kMultiply, v, v);
-  c.reduce(ReduceOp::kSum, sq, 0);
+  c.reduce(ReduceOp::kSum, sq, ElementwiseChain::Reduced::kTrailing, 0);
   c.finish();
   std::vector<std::size_t> called;
   std::optional<std::vector<Array>> got = c.run(std::vector<Array>{x}, [&](std::size_t k) { called.push_back(k); });
@@ -346,4 +346,50 @@ TEST_CASE("core::ElementwiseChain: a reduction charges the arena for its result 
   CHECK(stats.allocations == 1);
   CHECK(stats.peak_bytes == 4);
   CHECK((*got)[0].identical(sum(binary(BinaryOp::kMultiply, x, x))));
+}
+
+TEST_CASE("core::ElementwiseChain: a sum over leading axes ending the chain has reduce()'s bits, on 1 and 2 threads",
+          "[core][fusion]") {
+  struct Case {
+    Shape shape;
+    int leading;  // axes reduced
+  };
+  // Short rows (several per chain block), rows longer than a chain block
+  // (segments), more rows than a ColumnSum block, fewer rows than lanes.
+  const Case cases[] = {{{64, 256}, 1}, {{3, 5}, 1},      {{5000, 3}, 1}, {{9000, 7}, 1},
+                        {{2, 5000}, 1}, {{4, 3, 700}, 2}, {{3, 4, 2}, 1}, {{1, 9}, 1}};
+  for (int threads : {1, 2}) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    for (const Case& k : cases) {
+      for (DType dt : {DType::kFloat32, DType::kBFloat16, DType::kFloat64, DType::kInt32, DType::kBool}) {
+        INFO(threads << " threads, " << shape_to_string(k.shape) << ", " << k.leading << " leading axes, "
+                     << dtype_name(dt));
+        Array x = dt == DType::kBool ? binary(BinaryOp::kGreater, wide(k.shape, DType::kFloat32), weak_float(0.0))
+                                     : wide(k.shape, dt);
+        Array y = wide(k.shape, dt == DType::kBool ? DType::kInt32 : dt);
+        ElementwiseChain c(k.shape);
+        auto vx = c.input(k.shape, x.dtype(), false);
+        auto vy = c.input(k.shape, y.dtype(), false);
+        auto v = dt == DType::kBool ? c.binary(BinaryOp::kLogicalAnd, vx, vx) : c.binary(BinaryOp::kAdd, vx, vy);
+        c.reduce(ReduceOp::kSum, v, ElementwiseChain::Reduced::kLeading, k.leading);
+        c.finish();
+        std::vector<Array> got = run(c, {x, y});
+        REQUIRE(got.size() == 1);
+        std::vector<int> axes;
+        for (int a = 0; a < k.leading; ++a) axes.push_back(a);
+        Array summed = dt == DType::kBool ? binary(BinaryOp::kLogicalAnd, x, x) : binary(BinaryOp::kAdd, x, y);
+        Array want = sum(summed, axes);
+        CHECK(got[0].shape() == want.shape());
+        CHECK(got[0].dtype() == want.dtype());
+        CHECK(got[0].identical(want));
+        // and the transposed rows' sum
+        std::vector<int> perm;
+        for (int a = k.leading; a < static_cast<int>(k.shape.size()); ++a) perm.push_back(a);
+        for (int a = 0; a < k.leading; ++a) perm.push_back(a);
+        std::vector<int> last;
+        for (int a = static_cast<int>(k.shape.size()) - k.leading; a < static_cast<int>(k.shape.size()); ++a) last.push_back(a);
+        CHECK(got[0].identical(sum(transpose(summed, perm), last)));
+      }
+    }
+  }
 }

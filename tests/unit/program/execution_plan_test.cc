@@ -119,6 +119,38 @@ TEST_CASE("program::plan: consecutive elementwise equations of one shape fuse, w
   CHECK(plan.steps[2].release == std::vector<Var>{sum});
 }
 
+TEST_CASE("program::plan: a sum over leading or trailing axes ends a chain, a max over leading axes does not",
+          "[program][fusion]") {
+  // The backward pass of a bias add: g = d * (1 - h * h), then sum over the batch.
+  ProgramBuilder b;
+  Var d = b.add_input({{64, 33}, DType::kFloat32, false});
+  Var h = b.add_input({{64, 33}, DType::kFloat32, false});
+  Var hh = b.add_equation("mul", {Atom::of(h), Atom::of(h)}, {}, kLoc)[0];           // 0
+  Var one_minus = b.add_equation("sub", {lit(1), Atom::of(hh)}, {}, kLoc)[0];         // 1
+  Var g = b.add_equation("mul", {Atom::of(d), Atom::of(one_minus)}, {}, kLoc)[0];     // 2
+  Var gb = b.add_equation("reduce_sum", {Atom::of(g)}, with("axes", {0}), kLoc)[0];  // 3: columns
+  Var e = b.add_equation("exp", {Atom::of(g)}, {}, kLoc)[0];                          // 4
+  Var m = b.add_equation("reduce_max", {Atom::of(e)}, with("axes", {0}), kLoc)[0];   // 5: not fused
+  Var t = b.add_equation("neg", {Atom::of(e)}, {}, kLoc)[0];                          // 6
+  Var r = b.add_equation("reduce_sum", {Atom::of(t)}, with("axes", {1}), kLoc)[0];   // 7: rows
+  b.set_outputs({Atom::of(gb), Atom::of(m), Atom::of(r), Atom::of(g)});
+  ProgramRef p = b.finish();
+  const ExecutionPlan& plan = p->plan();
+  REQUIRE(plan.steps.size() == 4);
+  CHECK(plan.steps[0].equation_count == 4);  // mul, sub, mul, reduce_sum over axis 0
+  REQUIRE(plan.steps[0].fused != nullptr);
+  CHECK(plan.steps[0].fused->outputs() == std::vector<Var>{g, gb});
+  CHECK(plan.steps[1].equation_count == 1);  // exp: its max over the batch is not fused
+  CHECK(plan.steps[2].equation_count == 1);  // reduce_max
+  CHECK(plan.steps[3].equation_count == 2);  // neg, reduce_sum over axis 1
+  CHECK(plan.steps[3].fused->outputs() == std::vector<Var>{r});
+  std::vector<Array> args = {ramp({64, 33}), ramp({64, 33})};
+  std::vector<Array> fused = execute(*p, args);
+  std::vector<Array> plain = one_at_a_time(*p, args);
+  REQUIRE(fused.size() == 4);
+  for (std::size_t k = 0; k < 4; ++k) CHECK(fused[k].identical(plain[k]));
+}
+
 TEST_CASE("program::execute: a fused program equals its equations one at a time, bit for bit", "[program][fusion]") {
   Layer l = layer();
   std::vector<Array> args = layer_args();
