@@ -299,10 +299,14 @@ void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::sp
     }
   }
   if (reduced != nullptr) {
-    // An output, or one value for the whole block: copied (broadcast) to
-    // where the reduction reads.
+    // One value for the whole block: broadcast to where the reduction reads.
+    // (An output is read in its array.)
     const auto v = static_cast<std::size_t>(reduction_->value);
-    if (at[v] != reduced) copy_strided(dtype_size(values_[v].dtype), at[v], stride[v], reduced, count);
+    if (stride[v] == 0) {
+      copy_strided(dtype_size(values_[v].dtype), at[v], 0, reduced, count);
+      at[v] = reduced;
+      stride[v] = 1;
+    }
   }
 }
 
@@ -310,6 +314,7 @@ void ElementwiseChain::run_row_reduction(std::span<const Array> inputs, std::vec
                                          Array& result) const {
   const Reduction& red = *reduction_;
   RowReduction reduction(red.op, info(red.value).dtype, info(red.value).weak, red.kept, red.reduced);
+  const auto sink = static_cast<std::size_t>(red.value);
   const std::int64_t n = num_elements(shape_);
   if (n > 0) {
     const auto esize = static_cast<std::int64_t>(dtype_size(info(red.value).dtype));
@@ -334,7 +339,8 @@ void ElementwiseChain::run_row_reduction(std::span<const Array> inputs, std::vec
                           for (std::int64_t row = r0; row < r1; row += rows_per_block) {
                             const std::int64_t rows = std::min(rows_per_block, r1 - row);
                             run_block(row * r, rows * r, inputs, outputs, scratch, slot_bytes, at, stride, block);
-                            for (std::int64_t k = 0; k < rows; ++k) reduction.add_block(row + k, 0, block + k * r * esize);
+                            const std::byte* data = at[sink];  // the block, or the output it was written to
+                            for (std::int64_t k = 0; k < rows; ++k) reduction.add_block(row + k, 0, data + k * r * esize);
                           }
                         });
                       });
@@ -347,11 +353,13 @@ void ElementwiseChain::run_row_reduction(std::span<const Array> inputs, std::vec
             const std::int64_t row = u / per_row, b = u % per_row;
             const std::int64_t first = row * r + b * RowReduction::kBlock;
             const std::int64_t end = row * r + std::min(r, (b + 1) * RowReduction::kBlock);
+            const std::byte* data = nullptr;  // the unit: in `block`, or in the output it was written to
             for (std::int64_t s = first; s < end; s += kBlock) {
               run_block(s, std::min(kBlock, end - s), inputs, outputs, scratch, slot_bytes, at, stride,
                         block + (s - first) * esize);
+              if (s == first) data = at[sink];
             }
-            reduction.add_block(row, b, block);
+            reduction.add_block(row, b, data);
           }
         });
       });
@@ -364,6 +372,7 @@ void ElementwiseChain::run_column_sum(std::span<const Array> inputs, std::vector
   const Reduction& red = *reduction_;
   const std::int64_t rows = red.reduced, columns = red.kept;
   ColumnSum sum(info(red.value).dtype, info(red.value).weak, rows, columns);
+  const auto sink = static_cast<std::size_t>(red.value);
   const std::int64_t n = num_elements(shape_);
   if (n > 0) {
     const auto esize = static_cast<std::int64_t>(dtype_size(info(red.value).dtype));
@@ -393,13 +402,13 @@ void ElementwiseChain::run_column_sum(std::span<const Array> inputs, std::vector
             for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; row += rows_per_block) {
               const std::int64_t count = std::min(rows_per_block, row_end - row);
               run_block(row * columns, count * columns, inputs, outputs, scratch, slot_bytes, at, stride, block);
-              sum.add_rows(row, count, 0, columns, block, columns);
+              sum.add_rows(row, count, 0, columns, at[sink], columns);
             }
           } else {
             // Long rows: one segment of one row per chain block.
             for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; ++row) {
               run_block(row * columns + c0, cw, inputs, outputs, scratch, slot_bytes, at, stride, block);
-              sum.add_rows(row, 1, c0, cw, block, cw);
+              sum.add_rows(row, 1, c0, cw, at[sink], cw);
             }
           }
         }

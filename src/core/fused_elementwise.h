@@ -123,8 +123,9 @@ class ElementwiseChain {
   Value as_dtype(Value v, DType dtype, const std::string& op);
   void note_use(Value v, const std::string& op);
   const ValueInfo& info(Value v) const { return values_.at(static_cast<std::size_t>(v)); }
-  /// `reduced`: where the reduction's value goes for this block (null
-  /// without a reduction), contiguous over a RowReduction block.
+  /// `reduced`: where the reduction's value goes for this block when it
+  /// lives in scratch (null without a reduction); at[value] then points to
+  /// the block's values, there or in the output array they were written to.
   void run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs, std::vector<Array>& outputs,
                  std::byte* scratch, std::int64_t slot_bytes, std::vector<const std::byte*>& at,
                  std::vector<std::int64_t>& stride, std::byte* reduced) const;

@@ -283,15 +283,21 @@ TEST_CASE("core::ElementwiseChain: a reduced output, a one-value expression and 
           "[core][fusion]") {
   const Shape shape{6, 700};
   Array x = wide(shape, DType::kFloat32);
-  {  // the reduced value is also an output
-    ElementwiseChain c(shape);
-    auto v = c.unary(UnaryOp::kSin, c.input(shape, DType::kFloat32, false));
-    c.output(v);
-    c.reduce(ReduceOp::kSum, v, ElementwiseChain::Reduced::kTrailing, 1);
-    c.finish();
-    std::vector<Array> got = run(c, {x});
-    CHECK(got[0].identical(unary(UnaryOp::kSin, x)));
-    CHECK(got[1].identical(sum(got[0], std::vector<int>{1})));
+  // The reduced value is also an output: read in its array, short and long
+  // rows, by rows and by columns.
+  for (const Shape& out_shape : {Shape{6, 700}, Shape{3, 5000}, Shape{2, 9000}}) {
+    for (auto which : {ElementwiseChain::Reduced::kTrailing, ElementwiseChain::Reduced::kLeading}) {
+      INFO(shape_to_string(out_shape) << (which == ElementwiseChain::Reduced::kTrailing ? " rows" : " columns"));
+      Array xs = wide(out_shape, DType::kFloat32);
+      ElementwiseChain c(out_shape);
+      auto v = c.unary(UnaryOp::kSin, c.input(out_shape, DType::kFloat32, false));
+      c.output(v);
+      c.reduce(ReduceOp::kSum, v, which, 1);
+      c.finish();
+      std::vector<Array> got = run(c, {xs});
+      CHECK(got[0].identical(unary(UnaryOp::kSin, xs)));
+      CHECK(got[1].identical(sum(got[0], std::vector<int>{which == ElementwiseChain::Reduced::kTrailing ? 1 : 0})));
+    }
   }
   {  // one value everywhere: a scalar's exp, broadcast
     ElementwiseChain c(shape);
