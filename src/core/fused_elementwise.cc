@@ -135,18 +135,20 @@ ElementwiseChain::Value ElementwiseChain::convert(Value x, DType dtype, bool wea
   return add_step(std::move(s), dtype, weak);
 }
 
+ElementwiseChain::Value ElementwiseChain::copy_of(Value v) {
+  Step copy;
+  copy.kind = Kind::kConvert;
+  copy.operands[0] = v;
+  copy.convert = convert_kernel(info(v).dtype, info(v).dtype);
+  copy.name = "copy";
+  return add_step(std::move(copy), info(v).dtype, info(v).weak);
+}
+
 void ElementwiseChain::output(Value v) {
   if (finished_) chain_bug("output() after finish()");
-  if (info(v).input >= 0 || info(v).output >= 0) {
-    // An input passed through (an identity broadcast), or one value under
-    // two names: each output is an array of its own, as unfused ops make.
-    Step copy;
-    copy.kind = Kind::kConvert;
-    copy.operands[0] = v;
-    copy.convert = convert_kernel(info(v).dtype, info(v).dtype);
-    copy.name = "copy";
-    v = add_step(std::move(copy), info(v).dtype, info(v).weak);
-  }
+  // An input passed through (an identity broadcast), or one value under two
+  // names: each output is an array of its own, as unfused ops make.
+  if (info(v).input >= 0 || info(v).output >= 0) v = copy_of(v);
   ValueInfo& vi = values_.at(static_cast<std::size_t>(v));
   vi.output = static_cast<int>(outputs_.size());
   outputs_.push_back(v);
@@ -157,16 +159,9 @@ void ElementwiseChain::output(Value v) {
 void ElementwiseChain::reduce(ReduceOp op, Value v, Reduced which, int split) {
   if (finished_) chain_bug("reduce() after finish()");
   if (reduction_) chain_bug("a second reduction");
-  if (info(v).input >= 0) {
-    // An input passed through (a broadcast, an identity conversion): the
-    // reduction reads a computed copy, block by block.
-    Step copy;
-    copy.kind = Kind::kConvert;
-    copy.operands[0] = v;
-    copy.convert = convert_kernel(info(v).dtype, info(v).dtype);
-    copy.name = "copy";
-    v = add_step(std::move(copy), info(v).dtype, info(v).weak);
-  }
+  // An input passed through (a broadcast, an identity conversion): the
+  // reduction reads a computed copy, block by block.
+  if (info(v).input >= 0) v = copy_of(v);
   const ValueInfo& vi = info(v);
   if (split < 0 || split > static_cast<int>(shape_.size())) chain_bug("reduced axes out of range");
   const Shape leading(shape_.begin(), shape_.begin() + split);
@@ -238,11 +233,22 @@ void ElementwiseChain::finish() {
   }
 }
 
+ElementwiseChain::Workspace::Workspace(const ElementwiseChain& chain, std::int64_t reduced_elements)
+    // A slot holds a block of the widest dtype (a small chain's block is its size).
+    : slot_bytes(std::min(num_elements(chain.shape_), kBlock) * 8),
+      scratch(new std::byte[static_cast<std::size_t>(std::max(chain.slot_count_, 1) * slot_bytes)]),
+      reduced(reduced_elements > 0 ? new std::byte[static_cast<std::size_t>(
+                                         reduced_elements * static_cast<std::int64_t>(
+                                                                dtype_size(chain.info(chain.reduction_->value).dtype)))]
+                                   : nullptr),
+      at(chain.values_.size()),
+      stride(chain.values_.size()) {}
+
 void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs,
-                                 std::vector<Array>& outputs, std::byte* scratch, std::int64_t slot_bytes,
-                                 std::vector<const std::byte*>& at, std::vector<std::int64_t>& stride,
-                                 std::byte* reduced) const {
-  auto slot = [&](int s) { return scratch + static_cast<std::ptrdiff_t>(s) * slot_bytes; };
+                                 std::vector<Array>& outputs, Workspace& ws, std::byte* reduced) const {
+  std::vector<const std::byte*>& at = ws.at;
+  std::vector<std::int64_t>& stride = ws.stride;
+  auto slot = [&](int s) { return ws.scratch.get() + static_cast<std::ptrdiff_t>(s) * ws.slot_bytes; };
   for (std::size_t v = 0; v < values_.size(); ++v) {
     const ValueInfo& vi = values_[v];
     if (vi.input < 0) continue;
@@ -318,50 +324,39 @@ void ElementwiseChain::run_row_reduction(std::span<const Array> inputs, std::vec
   const std::int64_t n = num_elements(shape_);
   if (n > 0) {
     const auto esize = static_cast<std::int64_t>(dtype_size(info(red.value).dtype));
-    const std::int64_t slot_bytes = std::min(n, kBlock) * 8;
-    // Per thread: the chain's scratch, and one RowReduction block of the
-    // reduced value (at most kBlock elements of it when rows are short).
-    auto buffers = [&](auto body) {
-      std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes)]);
-      std::unique_ptr<std::byte[]> block(
-          new std::byte[static_cast<std::size_t>(std::min(n, RowReduction::kBlock) * esize)]);
-      std::vector<const std::byte*> at(values_.size());
-      std::vector<std::int64_t> stride(values_.size());
-      body(scratch.get(), block.get(), at, stride);
-    };
+    // Per thread, with one RowReduction block of the reduced value (at most
+    // kBlock elements of it when rows are short).
+    const std::int64_t block_elements = std::min(n, RowReduction::kBlock);
     const std::int64_t r = red.reduced;
     if (r <= kBlock) {
       // Whole rows per chain block; each row is one RowReduction block.
       const std::int64_t rows_per_block = kBlock / r;
       parallel_ranges(red.kept, n, std::max<std::int64_t>(rows_per_block, (std::int64_t{1} << 14) / r),
                       [&](std::int64_t r0, std::int64_t r1) {
-                        buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
-                          for (std::int64_t row = r0; row < r1; row += rows_per_block) {
-                            const std::int64_t rows = std::min(rows_per_block, r1 - row);
-                            run_block(row * r, rows * r, inputs, outputs, scratch, slot_bytes, at, stride, block);
-                            const std::byte* data = at[sink];  // the block, or the output it was written to
-                            for (std::int64_t k = 0; k < rows; ++k) reduction.add_block(row + k, 0, data + k * r * esize);
-                          }
-                        });
+                        Workspace ws(*this, block_elements);
+                        for (std::int64_t row = r0; row < r1; row += rows_per_block) {
+                          const std::int64_t rows = std::min(rows_per_block, r1 - row);
+                          run_block(row * r, rows * r, inputs, outputs, ws, ws.reduced.get());
+                          const std::byte* data = ws.at[sink];  // the block, or the output it was written to
+                          for (std::int64_t k = 0; k < rows; ++k) reduction.add_block(row + k, 0, data + k * r * esize);
+                        }
                       });
     } else {
       // Long rows: each RowReduction block of each row in up to two chain blocks.
       const std::int64_t per_row = reduction.blocks_per_row();
       parallel_ranges(red.kept * per_row, n, 4, [&](std::int64_t u0, std::int64_t u1) {
-        buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
-          for (std::int64_t u = u0; u < u1; ++u) {
-            const std::int64_t row = u / per_row, b = u % per_row;
-            const std::int64_t first = row * r + b * RowReduction::kBlock;
-            const std::int64_t end = row * r + std::min(r, (b + 1) * RowReduction::kBlock);
-            const std::byte* data = nullptr;  // the unit: in `block`, or in the output it was written to
-            for (std::int64_t s = first; s < end; s += kBlock) {
-              run_block(s, std::min(kBlock, end - s), inputs, outputs, scratch, slot_bytes, at, stride,
-                        block + (s - first) * esize);
-              if (s == first) data = at[sink];
-            }
-            reduction.add_block(row, b, data);
+        Workspace ws(*this, block_elements);
+        for (std::int64_t u = u0; u < u1; ++u) {
+          const std::int64_t row = u / per_row, b = u % per_row;
+          const std::int64_t first = row * r + b * RowReduction::kBlock;
+          const std::int64_t end = row * r + std::min(r, (b + 1) * RowReduction::kBlock);
+          const std::byte* data = nullptr;  // the RowReduction block: in ws.reduced, or in an output
+          for (std::int64_t s = first; s < end; s += kBlock) {
+            run_block(s, std::min(kBlock, end - s), inputs, outputs, ws, ws.reduced.get() + (s - first) * esize);
+            if (s == first) data = ws.at[sink];
           }
-        });
+          reduction.add_block(row, b, data);
+        }
       });
     }
   }
@@ -375,15 +370,6 @@ void ElementwiseChain::run_column_sum(std::span<const Array> inputs, std::vector
   const auto sink = static_cast<std::size_t>(red.value);
   const std::int64_t n = num_elements(shape_);
   if (n > 0) {
-    const auto esize = static_cast<std::int64_t>(dtype_size(info(red.value).dtype));
-    const std::int64_t slot_bytes = std::min(n, kBlock) * 8;
-    auto buffers = [&](auto body) {
-      std::unique_ptr<std::byte[]> scratch(new std::byte[static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes)]);
-      std::unique_ptr<std::byte[]> block(new std::byte[static_cast<std::size_t>(std::min(n, kBlock) * esize)]);
-      std::vector<const std::byte*> at(values_.size());
-      std::vector<std::int64_t> stride(values_.size());
-      body(scratch.get(), block.get(), at, stride);
-    };
     // Work items: a block of ColumnSum's rows by a range of columns, its
     // rows in order on one thread; different items touch different sums.
     const std::int64_t row_blocks = (rows + ColumnSum::kBlock - 1) / ColumnSum::kBlock;
@@ -391,28 +377,27 @@ void ElementwiseChain::run_column_sum(std::span<const Array> inputs, std::vector
     const std::int64_t column_ranges = (columns + width - 1) / width;
     const std::int64_t rows_per_block = kBlock / width;      // rows per chain block
     parallel_ranges(row_blocks * column_ranges, n, 1, [&](std::int64_t w0, std::int64_t w1) {
-      buffers([&](std::byte* scratch, std::byte* block, auto& at, auto& stride) {
-        for (std::int64_t w = w0; w < w1; ++w) {
-          const std::int64_t rb = w / column_ranges;
-          const std::int64_t c0 = (w % column_ranges) * width;
-          const std::int64_t cw = std::min(width, columns - c0);
-          const std::int64_t row_end = std::min(rows, (rb + 1) * ColumnSum::kBlock);
-          if (cw == columns) {
-            // Whole rows: several per chain block.
-            for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; row += rows_per_block) {
-              const std::int64_t count = std::min(rows_per_block, row_end - row);
-              run_block(row * columns, count * columns, inputs, outputs, scratch, slot_bytes, at, stride, block);
-              sum.add_rows(row, count, 0, columns, at[sink], columns);
-            }
-          } else {
-            // Long rows: one segment of one row per chain block.
-            for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; ++row) {
-              run_block(row * columns + c0, cw, inputs, outputs, scratch, slot_bytes, at, stride, block);
-              sum.add_rows(row, 1, c0, cw, at[sink], cw);
-            }
+      Workspace ws(*this, std::min(n, kBlock));
+      for (std::int64_t w = w0; w < w1; ++w) {
+        const std::int64_t rb = w / column_ranges;
+        const std::int64_t c0 = (w % column_ranges) * width;
+        const std::int64_t cw = std::min(width, columns - c0);
+        const std::int64_t row_end = std::min(rows, (rb + 1) * ColumnSum::kBlock);
+        if (cw == columns) {
+          // Whole rows: several per chain block.
+          for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; row += rows_per_block) {
+            const std::int64_t count = std::min(rows_per_block, row_end - row);
+            run_block(row * columns, count * columns, inputs, outputs, ws, ws.reduced.get());
+            sum.add_rows(row, count, 0, columns, ws.at[sink], columns);
+          }
+        } else {
+          // Long rows: one segment of one row per chain block.
+          for (std::int64_t row = rb * ColumnSum::kBlock; row < row_end; ++row) {
+            run_block(row * columns + c0, cw, inputs, outputs, ws, ws.reduced.get());
+            sum.add_rows(row, 1, c0, cw, ws.at[sink], cw);
           }
         }
-      });
+      }
     });
   }
   sum.finish(result);
@@ -453,16 +438,9 @@ std::optional<std::vector<Array>> ElementwiseChain::run(
   }
   const std::int64_t n = num_elements(shape_);
   if (n == 0) return outputs;
-  // A slot holds a block of the widest dtype (a small chain's block is its size).
-  const std::int64_t slot_bytes = std::min(n, kBlock) * 8;
   parallel_elements(n, [&](std::int64_t begin, std::int64_t end) {
-    const auto scratch_bytes = static_cast<std::size_t>(std::max(slot_count_, 1) * slot_bytes);
-    std::unique_ptr<std::byte[]> scratch(new std::byte[scratch_bytes]);
-    std::vector<const std::byte*> at(values_.size());
-    std::vector<std::int64_t> stride(values_.size());
-    for (std::int64_t b = begin; b < end; b += kBlock) {
-      run_block(b, std::min(kBlock, end - b), inputs, outputs, scratch.get(), slot_bytes, at, stride, nullptr);
-    }
+    Workspace ws(*this, 0);
+    for (std::int64_t b = begin; b < end; b += kBlock) run_block(b, std::min(kBlock, end - b), inputs, outputs, ws, nullptr);
   });
   return outputs;
 }

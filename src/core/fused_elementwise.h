@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -121,14 +122,26 @@ class ElementwiseChain {
 
   Value add_step(Step step, DType dtype, bool weak);
   Value as_dtype(Value v, DType dtype, const std::string& op);
+  Value copy_of(Value v);  ///< a computed copy of `v` (of an input, say)
   void note_use(Value v, const std::string& op);
   const ValueInfo& info(Value v) const { return values_.at(static_cast<std::size_t>(v)); }
-  /// `reduced`: where the reduction's value goes for this block when it
-  /// lives in scratch (null without a reduction); at[value] then points to
-  /// the block's values, there or in the output array they were written to.
+  /// One thread's memory for run_block: the chain's per-block scratch
+  /// slots, a block of the reduced value (`reduced_elements` of it; none
+  /// without a reduction), and each value's pointer and stride in the block.
+  struct Workspace {
+    Workspace(const ElementwiseChain& chain, std::int64_t reduced_elements);
+    std::int64_t slot_bytes;
+    std::unique_ptr<std::byte[]> scratch;
+    std::unique_ptr<std::byte[]> reduced;
+    std::vector<const std::byte*> at;
+    std::vector<std::int64_t> stride;
+  };
+  /// Runs the ops over elements [begin, begin + count). `reduced`: where the
+  /// reduction's value goes when it lives in scratch (null without a
+  /// reduction); ws.at[value] then points to the block's values, there or in
+  /// the output array they were written to.
   void run_block(std::int64_t begin, std::int64_t count, std::span<const Array> inputs, std::vector<Array>& outputs,
-                 std::byte* scratch, std::int64_t slot_bytes, std::vector<const std::byte*>& at,
-                 std::vector<std::int64_t>& stride, std::byte* reduced) const;
+                 Workspace& ws, std::byte* reduced) const;
   /// run() with a reduction over trailing axes: blocks follow the rows, as
   /// RowReduction takes them.
   void run_row_reduction(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const;

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// Reductions over axes (jnp.sum, mean, max, ...). Large reductions run on
-/// oneTBB; the summation order is fixed (pairwise over fixed-size blocks) so
-/// results do not depend on the thread count.
+/// oneTBB; the summation order is fixed (lanes within fixed-size blocks,
+/// blocks pairwise) so results do not depend on the thread count.
 
 #include <optional>
 #include <vector>
@@ -23,8 +23,9 @@ std::string_view op_name(ReduceOp op);
 /// (kind "ValueError"); an empty `axes` vector reduces nothing.
 ///
 /// Accumulation: double for every float dtype, wrapping int64 for ints and
-/// bools, in blocks of 4096 elements combined pairwise, so the bits do not
-/// depend on the thread count. max/min propagate NaN; argmax/argmin count a
+/// bools, in blocks of 4096 elements combined pairwise, a float block in 8
+/// lanes (element i in lane i % 8) added pairwise at its end, so the bits do
+/// not depend on the thread count (src/core/reduce_rules.h). max/min propagate NaN; argmax/argmin count a
 /// NaN as the extreme (first one wins). mean/var/std of an empty axis are
 /// nan; var/std are population statistics (ddof=0). The result keeps x's
 /// weak type except for any/all/argmax/argmin.
