@@ -5,8 +5,12 @@
 // A chain is a run of consecutive elementwise equations (unary, binary,
 // select_n, convert_element_type, broadcast_in_dim of an outside value) whose
 // results all have one shape; operands from outside may be smaller and
-// broadcast. The values read after the chain, or returned by the program,
-// become arrays; the others exist only in the chain's per-block scratch.
+// broadcast. The equation right after may end it when it reduces one of the
+// chain's values as reduce() runs it by rows or columns: reduce_sum, _max or
+// _min over trailing axes, or reduce_sum over leading ones. The values read
+// after the chain, or returned by the program, become arrays (the
+// reduction's result last); the others exist only in the chain's per-block
+// scratch.
 
 #include <memory>
 #include <vector>
