@@ -89,7 +89,7 @@ TEST_CASE("cli::leaks: thousands of failing scenario runs in one process", "[cli
   const int n = static_cast<int>(std::size(kCases));
   const int warmup = 2 * n;
   // Each run loads spmdsim's jax package afresh into the embedded CPython
-  // (~40 ms here, several times that under a sanitizer).
+  // (~20 ms here from its bytecode, several times that under a sanitizer).
 #ifdef SPMD_SANITIZED
   const int runs = 300;
 #else
