@@ -155,25 +155,42 @@ TEST_CASE("core::ElementwiseChain: an input or a repeated value as output is an 
   CHECK(got[2].raw_data() != got[1].raw_data());
 }
 
-TEST_CASE("core::ElementwiseChain: only the outputs are charged to the device's arena", "[core][fusion]") {
-  const std::int64_t n = 100000;
-  Array x = ramp(n, DType::kFloat32);
+namespace {
+
+// A finished chain run on `x` by device 0, with a fresh arena of its own.
+struct OnDevice {
+  detail::ArenaStats stats;
+  std::vector<Array> outputs;
+  std::vector<std::size_t> announced;  // before_allocating's calls
+};
+OnDevice run_on_device(const ElementwiseChain& c, const Array& x) {
   auto arena = std::make_shared<detail::Arena>(0, detail::Arena::kUnlimited, "device 0");
   detail::Placement device{nullptr, arena, 0};
   detail::PlacementScope scope(&device);
+  OnDevice r;
+  std::optional<std::vector<Array>> got =
+      c.run(std::vector<Array>{x}, [&](std::size_t k) { r.announced.push_back(k); });
+  REQUIRE(got.has_value());
+  r.outputs = std::move(*got);
+  r.stats = arena->stats();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("core::ElementwiseChain: only the outputs are charged to the device's arena", "[core][fusion]") {
+  const std::int64_t n = 100000;
+  Array x = ramp(n, DType::kFloat32);
   ElementwiseChain c(Shape{n});
   auto v = c.input(Shape{n}, DType::kFloat32, false);
   for (int k = 0; k < 10; ++k) v = c.unary(UnaryOp::kSin, c.binary(BinaryOp::kAdd, v, v));
   c.output(v);
   c.finish();
-  std::vector<std::size_t> called;
-  std::optional<std::vector<Array>> got = c.run(std::vector<Array>{x}, [&](std::size_t k) { called.push_back(k); });
-  REQUIRE(got.has_value());
-  CHECK(called == std::vector<std::size_t>{0});
-  const detail::ArenaStats stats = arena->stats();
-  CHECK(stats.allocations == 1);
-  CHECK(stats.peak_bytes == static_cast<std::size_t>(n) * 4);
-  CHECK((*got)[0].device() == 0);
+  OnDevice r = run_on_device(c, x);
+  CHECK(r.announced == std::vector<std::size_t>{0});
+  CHECK(r.stats.allocations == 1);
+  CHECK(r.stats.peak_bytes == static_cast<std::size_t>(n) * 4);
+  CHECK(r.outputs[0].device() == 0);
 }
 
 TEST_CASE("core::ElementwiseChain: an input from another device is the op's ownership error", "[core][fusion]") {
@@ -336,22 +353,17 @@ TEST_CASE("core::ElementwiseChain: a reduced output, a one-value expression and 
 TEST_CASE("core::ElementwiseChain: a reduction charges the arena for its result only", "[core][fusion]") {
   const std::int64_t n = 100000;
   Array x = ramp(n, DType::kFloat32);
-  auto arena = std::make_shared<detail::Arena>(0, detail::Arena::kUnlimited, "device 0");
-  detail::Placement device{nullptr, arena, 0};
-  detail::PlacementScope scope(&device);
   ElementwiseChain c(Shape{n});
   auto v = c.input(Shape{n}, DType::kFloat32, false);
   auto sq = c.binary(BinaryOp::kMultiply, v, v);
   c.reduce(ReduceOp::kSum, sq, ElementwiseChain::Reduced::kTrailing, 0);
   c.finish();
-  std::vector<std::size_t> called;
-  std::optional<std::vector<Array>> got = c.run(std::vector<Array>{x}, [&](std::size_t k) { called.push_back(k); });
-  REQUIRE(got.has_value());
-  CHECK(called == std::vector<std::size_t>{0});
-  const detail::ArenaStats stats = arena->stats();
-  CHECK(stats.allocations == 1);
-  CHECK(stats.peak_bytes == 4);
-  CHECK((*got)[0].identical(sum(binary(BinaryOp::kMultiply, x, x))));
+  OnDevice r = run_on_device(c, x);
+  CHECK(r.announced == std::vector<std::size_t>{0});
+  CHECK(r.stats.allocations == 1);
+  CHECK(r.stats.peak_bytes == 4);
+  CHECK(r.outputs[0].device() == 0);
+  CHECK(r.outputs[0].identical(sum(binary(BinaryOp::kMultiply, x, x))));
 }
 
 TEST_CASE("core::ElementwiseChain: a sum over leading axes ending the chain has reduce()'s bits, on 1 and 2 threads",
