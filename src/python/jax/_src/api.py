@@ -247,7 +247,7 @@ class _PmappedFunction:
         if config.read('jax_disable_jit'):
             return self._eager(args, dyn_pos, kw_names, tree, arrays, opts)
         n = _spmd.pmap_axis_size(arrays, opts)
-        in_avals = _per_device_avals([core.ShapedArray(a.shape, a.dtype, a.weak_type) for a in arrays], opts.in_axes)
+        in_avals = _per_device_avals(arrays, opts.in_axes)
         statics = tuple((i, args[i]) for i in sorted(static_pos))
         key = (tree, tuple(in_avals), _hashable_statics(statics), n)
         entry = self.cache.get(key)
@@ -433,7 +433,8 @@ class _PmappedFunction:
 
 
 def _per_device_avals(avals, in_axes):
-    """What each device sees of each argument: the mapped axis removed."""
+    """What each device sees of each argument (an aval, or an array with
+    shape, dtype and weak_type): the mapped axis removed."""
     out = []
     for a, ax in zip(avals, in_axes):
         shape = list(a.shape)
