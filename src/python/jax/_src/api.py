@@ -230,7 +230,8 @@ class _PmappedFunction:
             in_axes = tuple(in_axes[i] for i in dyn_pos)
         kw_names = sorted(kwargs)
         leaves, tree = tree_util.tree_flatten(dyn_args + tuple(kwargs[k] for k in kw_names))
-        dyn_tree = tree_util.tree_structure(dyn_args)
+        # Without keyword arguments the positional ones are the whole tree.
+        dyn_tree = tree_util.tree_structure(dyn_args) if kw_names else tree
         flat_axes = tree_util.broadcast_prefix(in_axes, dyn_tree, 'pmap in_axes')
         flat_axes += [0] * (len(leaves) - len(flat_axes))  # keyword arguments are mapped over axis 0
         names_key = (tree, tuple(dyn_pos), tuple(kw_names))
