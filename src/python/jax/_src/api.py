@@ -259,9 +259,9 @@ class _PmappedFunction:
                 _spmd.add_pmap_notes(e, arrays, opts, n)
                 raise
             self.cache[key] = entry
-        program, out_tree, out_axes = entry
+        program, out_tree, out_axes, out_names = entry
         opts.out_axes = out_axes
-        opts.out_names = ['output' + p for p in tree_util.tree_paths(out_tree)]
+        opts.out_names = out_names
         if self.drift is None:
             self.drift = drift.Checker(getattr(self.fun, '__name__', 'fun'), self.axis_name or '')
         try:
@@ -293,7 +293,8 @@ class _PmappedFunction:
         if captured:
             raise core._escaped(captured[0])
         out_axes = tree_util.broadcast_prefix(self.out_axes, out_tree, 'pmap out_axes')
-        return program, out_tree, [None if a is None else int(a) for a in out_axes]
+        out_names = ['output' + p for p in tree_util.tree_paths(out_tree)]
+        return program, out_tree, [None if a is None else int(a) for a in out_axes], out_names
 
     def _options(self, flat_axes, names, loc):
         opts = _spmd.PmapOptions()
@@ -352,7 +353,7 @@ class _PmappedFunction:
             raise err
         in_avals = _per_device_avals([core.aval_of(l) for l in leaves], flat_axes)
         statics = tuple((i, args[i]) for i in sorted(static_pos))
-        program, out_tree, out_axes = self._trace(statics, dyn_pos, kw_names, tree, in_avals, names, n, len(args))
+        program, out_tree, out_axes, _ = self._trace(statics, dyn_pos, kw_names, tree, in_avals, names, n, len(args))
         outs = core.bind('xla_pmap', *leaves, call_jaxpr=program, axis_name=self.axis_name or '', axis_size=n,
                          in_axes=tuple(-1 if a is None else int(a) % max(1, core.aval_of(l).ndim)
                                        for l, a in zip(leaves, flat_axes)),
