@@ -12,6 +12,7 @@
 
 #include "core/element_access.h"
 #include "core/reduce_rules.h"
+#include "spmd/core/reduction.h"
 
 namespace spmd::detail {
 
@@ -86,8 +87,8 @@ class ColumnSumOf final : public ColumnSum::Impl {
 
 }  // namespace
 
-ColumnSum::ColumnSum(DType dtype, bool weak, std::int64_t rows, std::int64_t columns)
-    : rows_(rows), columns_(columns), output_dtype_(dtype == DType::kBool ? kDefaultInt : dtype), weak_(weak) {
+ColumnSum::ColumnSum(DType dtype, std::int64_t rows, std::int64_t columns)
+    : columns_(columns), output_dtype_(reduction_dtype(ReduceOp::kSum, dtype)) {
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {

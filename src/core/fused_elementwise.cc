@@ -166,23 +166,17 @@ void ElementwiseChain::reduce(ReduceOp op, Value v, Reduced which, int split) {
   if (split < 0 || split > static_cast<int>(shape_.size())) chain_bug("reduced axes out of range");
   const Shape leading(shape_.begin(), shape_.begin() + split);
   const Shape trailing(shape_.begin() + split, shape_.end());
+  if (which == Reduced::kTrailing && !RowReduction::supports(op, vi.dtype)) {
+    chain_bug("a reduction RowReduction does not have");
+  }
+  if (which == Reduced::kLeading && op != ReduceOp::kSum) chain_bug("a reduction over leading axes that is not a sum");
   Reduction r;
   r.op = op;
   r.which = which;
   r.value = v;
-  if (which == Reduced::kTrailing) {
-    if (!RowReduction::supports(op, vi.dtype)) chain_bug("a reduction RowReduction does not have");
-    r.shape = leading;
-    const RowReduction probe(op, vi.dtype, vi.weak, 0, num_elements(trailing));
-    r.dtype = probe.output_dtype();
-    r.weak = probe.output_weak();
-  } else {
-    if (op != ReduceOp::kSum) chain_bug("a reduction over leading axes that is not a sum");
-    r.shape = trailing;
-    const ColumnSum probe(vi.dtype, vi.weak, 0, 0);
-    r.dtype = probe.output_dtype();
-    r.weak = probe.output_weak();
-  }
+  r.shape = which == Reduced::kTrailing ? leading : trailing;
+  r.dtype = reduction_dtype(op, vi.dtype);
+  r.weak = vi.weak;  // a sum, max or min keeps its operand's weak type, as reduce()'s do
   r.kept = num_elements(r.shape);
   r.reduced = num_elements(which == Reduced::kTrailing ? trailing : leading);
   reduction_ = std::move(r);
@@ -319,7 +313,7 @@ void ElementwiseChain::run_block(std::int64_t begin, std::int64_t count, std::sp
 void ElementwiseChain::run_row_reduction(std::span<const Array> inputs, std::vector<Array>& outputs,
                                          Array& result) const {
   const Reduction& red = *reduction_;
-  RowReduction reduction(red.op, info(red.value).dtype, info(red.value).weak, red.kept, red.reduced);
+  RowReduction reduction(red.op, info(red.value).dtype, red.kept, red.reduced);
   const auto sink = static_cast<std::size_t>(red.value);
   const std::int64_t n = num_elements(shape_);
   if (n > 0) {
@@ -366,7 +360,7 @@ void ElementwiseChain::run_row_reduction(std::span<const Array> inputs, std::vec
 void ElementwiseChain::run_column_sum(std::span<const Array> inputs, std::vector<Array>& outputs, Array& result) const {
   const Reduction& red = *reduction_;
   const std::int64_t rows = red.reduced, columns = red.kept;
-  ColumnSum sum(info(red.value).dtype, info(red.value).weak, rows, columns);
+  ColumnSum sum(info(red.value).dtype, rows, columns);
   const auto sink = static_cast<std::size_t>(red.value);
   const std::int64_t n = num_elements(shape_);
   if (n > 0) {

@@ -73,10 +73,10 @@ void reduce_rows_by(const Rule& rule, const T* p, O* out, std::int64_t outer, st
 template <class T, class O>
 void sum_or_prod(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t r) {
   using Acc = std::conditional_t<kFloatT<T>, double, std::int64_t>;
-  auto store = [&](std::int64_t row, Acc v) { out[row] = narrow<O>(v); };
   if (!prod) {
     reduce_rows_by(SumRule<T>{}, p, out, outer, r);
   } else {
+    auto store = [&](std::int64_t row, Acc v) { out[row] = narrow<O>(v); };
     auto leaf = [&](std::int64_t row, std::int64_t b, std::int64_t e) {
       const T* q = p + row * r;
       Acc s = 1;
@@ -162,7 +162,6 @@ std::string axes_to_string(const std::vector<int>& axes) {
   return shape_to_string(s);
 }
 
-DType sum_dtype(DType t) { return t == DType::kBool ? kDefaultInt : t; }
 
 // Moves the scanned axis last (when it is not already), runs scan on each
 // line and restores the layout.
@@ -226,7 +225,7 @@ void scan_lines(bool prod, const T* p, O* out, std::int64_t outer, std::int64_t 
 Array cumulative(bool prod, const Array& x, std::optional<int> axis) {
   std::string_view name = prod ? "cumprod" : "cumsum";
   check_placement(x, name);
-  DType out_dtype = sum_dtype(x.dtype());
+  DType out_dtype = reduction_dtype(ReduceOp::kSum, x.dtype());
   return scan_axis(x, axis, name, out_dtype, prod, [&](const auto* p, auto* out, std::int64_t outer, std::int64_t n,
                                                   std::int64_t inner) { scan_lines(prod, p, out, outer, n, inner); });
 }
@@ -248,6 +247,17 @@ std::string_view op_name(ReduceOp op) {
     case ReduceOp::kStd: return "std";
   }
   return "reduce";
+}
+
+DType reduction_dtype(ReduceOp op, DType x) {
+  switch (op) {
+    case ReduceOp::kSum: case ReduceOp::kProd: return x == DType::kBool ? kDefaultInt : x;
+    case ReduceOp::kMean: case ReduceOp::kVar: case ReduceOp::kStd: return is_floating(x) ? x : kDefaultFloat;
+    case ReduceOp::kAny: case ReduceOp::kAll: return DType::kBool;
+    case ReduceOp::kArgMax: case ReduceOp::kArgMin: return DType::kInt32;
+    case ReduceOp::kMax: case ReduceOp::kMin: return x;
+  }
+  return x;
 }
 
 Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, bool keepdims) {
@@ -304,18 +314,9 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
                            "reduce over a non-empty axis, or use a masked reduction with an explicit initial value");
   }
 
-  DType in_dtype = x.dtype();
-  DType out_dtype = in_dtype;
-  bool weak = x.weak_type();
-  switch (op) {
-    case ReduceOp::kSum: case ReduceOp::kProd: out_dtype = sum_dtype(in_dtype); break;
-    case ReduceOp::kMean: case ReduceOp::kVar: case ReduceOp::kStd:
-      if (!is_floating(in_dtype)) out_dtype = kDefaultFloat;
-      break;
-    case ReduceOp::kAny: case ReduceOp::kAll: out_dtype = DType::kBool; weak = false; break;
-    case ReduceOp::kArgMax: case ReduceOp::kArgMin: out_dtype = DType::kInt32; weak = false; break;
-    default: break;
-  }
+  const DType in_dtype = x.dtype();
+  const DType out_dtype = reduction_dtype(op, in_dtype);
+  const bool weak = x.weak_type() && op != ReduceOp::kAny && op != ReduceOp::kAll && !is_arg;
 
   detail::DeviceOps* ops = detail::placement_ops(name);
   const bool by_columns = !trailing && leading && op == ReduceOp::kSum && ops == nullptr;
@@ -331,7 +332,7 @@ Array reduce(ReduceOp op, const Array& x, std::optional<std::vector<int>> axes, 
   if (by_columns) {
     // Read row by row, so no transposed copy is made; the bits are those of
     // the sum over the transposed rows (ColumnSum).
-    detail::ColumnSum columns(in_dtype, weak, r, outer);
+    detail::ColumnSum columns(in_dtype, r, outer);
     const auto esize = static_cast<std::int64_t>(dtype_size(in_dtype));
     const auto* base = static_cast<const std::byte*>(data.raw_data());
     const std::int64_t grain = std::max<std::int64_t>(1, detail::kParallelThreshold / std::max<std::int64_t>(r, 1));

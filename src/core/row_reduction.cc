@@ -58,8 +58,6 @@ class RowReductionOf final : public RowReduction::Impl {
   std::vector<Acc> partial_;
 };
 
-DType sum_output(DType t) { return t == DType::kBool ? kDefaultInt : t; }
-
 }  // namespace
 
 bool RowReduction::supports(ReduceOp op, DType dtype) {
@@ -67,8 +65,8 @@ bool RowReduction::supports(ReduceOp op, DType dtype) {
   return (op == ReduceOp::kMax || op == ReduceOp::kMin) && dtype != DType::kBool;
 }
 
-RowReduction::RowReduction(ReduceOp op, DType dtype, bool weak, std::int64_t rows, std::int64_t length)
-    : rows_(rows), length_(length), output_dtype_(op == ReduceOp::kSum ? sum_output(dtype) : dtype), weak_(weak) {
+RowReduction::RowReduction(ReduceOp op, DType dtype, std::int64_t rows, std::int64_t length)
+    : rows_(rows), length_(length), output_dtype_(reduction_dtype(op, dtype)) {
   if (!supports(op, dtype)) throw std::logic_error("RowReduction: not a sum, max or min reduce() has");
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);

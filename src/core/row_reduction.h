@@ -4,11 +4,11 @@
 // (core/fused_elementwise.h) adds what the chain computes without the
 // reduced value ever becoming an array. The blocks, the lanes within them and
 // the pairwise combination are reduce()'s (core/reduce_rules.h), so the
-// result has reduce()'s bits, dtype and weak type.
+// result has reduce()'s bits (and reduction_dtype()'s dtype).
 //
-//   RowReduction r(ReduceOp::kSum, DType::kFloat32, /*weak=*/false, /*rows=*/64, /*length=*/10);
+//   RowReduction r(ReduceOp::kSum, DType::kFloat32, /*rows=*/64, /*length=*/10);
 //   for each row:  r.add_block(row, 0, ten_floats);    // length <= kBlock: one block a row
-//   Array out = Array::uninitialized({64}, r.output_dtype(), "sum");
+//   Array out = Array::uninitialized({64}, reduction_dtype(ReduceOp::kSum, DType::kFloat32), "sum");
 //   r.finish(out);
 
 #include <cstdint>
@@ -28,22 +28,17 @@ class RowReduction {
   static bool supports(ReduceOp op, DType dtype);
   /// `rows` rows of `length` elements of `dtype`. std::logic_error where
   /// supports() is false.
-  RowReduction(ReduceOp op, DType dtype, bool weak, std::int64_t rows, std::int64_t length);
+  RowReduction(ReduceOp op, DType dtype, std::int64_t rows, std::int64_t length);
   ~RowReduction();
   RowReduction(RowReduction&&) noexcept;
   RowReduction& operator=(RowReduction&&) noexcept;
 
-  std::int64_t rows() const { return rows_; }
-  std::int64_t length() const { return length_; }
   std::int64_t blocks_per_row() const { return (length_ + kBlock - 1) / kBlock; }
-  /// reduce()'s output: sum of bool is int32; the input's weak type.
-  DType output_dtype() const { return output_dtype_; }
-  bool output_weak() const { return weak_; }
   /// Block b of `row`: its elements in `dtype`, contiguous. Each (row, b)
   /// once, in any order, from any thread.
   void add_block(std::int64_t row, std::int64_t b, const void* elements);
-  /// Every row's result into `out`: output_dtype(), rows() elements, in
-  /// host memory. An empty row gets the op's identity.
+  /// Every row's result into `out`: reduction_dtype(op, dtype), one element
+  /// per row, in host memory. An empty row gets the op's identity.
   void finish(Array& out) const;
 
   struct Impl;  // per dtype and op, in row_reduction.cc
@@ -53,7 +48,6 @@ class RowReduction {
   std::int64_t rows_;
   std::int64_t length_;
   DType output_dtype_;
-  bool weak_;
 };
 
 }  // namespace spmd::detail

@@ -15,6 +15,9 @@ enum class ReduceOp { kSum, kProd, kMax, kMin, kMean, kAny, kAll, kArgMax, kArgM
 
 std::string_view op_name(ReduceOp op);
 
+/// The dtype reduce(op, x) gives for x of dtype `x` (see reduce()).
+DType reduction_dtype(ReduceOp op, DType x);
+
 /// Reduces `x` over `axes` (negative allowed; nullopt = all axes).
 /// Result dtypes as jnp: sum/prod of bool -> int32, of ints -> same int;
 /// mean/var/std of ints -> float32; any/all -> bool; argmax/argmin -> int32
