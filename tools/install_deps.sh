@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake libtbb-dev libboost-fiber-dev libboost-context-dev libcli11-dev libspdlog-dev catch2
-          libpython3-dev pybind11-dev python3-numpy python3-pytest libopenblas-openmp-dev)
+          libpython3-dev pybind11-dev python3-numpy python3-pytest python3-venv libopenblas-openmp-dev)
 case "${1:-}" in
   --sanitizers) packages+=(clang libclang-rt-dev) ;;
   --extra) packages+=(openmpi-bin libopenmpi-dev clang libclang-rt-dev) ;;

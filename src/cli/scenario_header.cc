@@ -108,13 +108,23 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
               "use expect=ok, expect=deadlock, expect=mismatch or expect=error:KIND (e.g. error:NameError)");
         }
         h.expect = value;
+      } else if (key == "requires") {
+        std::stringstream names(value);
+        for (std::string name; std::getline(names, name, ',');) {
+          if (name.empty()) {
+            bad(path, line, raw, "requires=" + value + " has an empty module name",
+                "name the top-level modules the scenario imports, separated by commas: requires=optax,flax");
+          }
+          h.requires_modules.push_back(name);
+        }
       } else if (key == "expect-line") {
         h.expect_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else if (key == "expect-decision-line") {
         h.expect_decision_line = static_cast<int>(number(path, line, raw, key, value, 1, 1u << 30));
       } else {
         bad(path, line, raw, "unknown key '" + key + "'",
-            "known keys: devices, threads, seed, max-steps, processes, process-devices, strict, expect, expect-line, "
+            "known keys: devices, threads, seed, max-steps, processes, process-devices, strict, requires, expect, "
+            "expect-line, "
             "expect-decision-line, expect-message=, expect-stdout:");
       }
     }

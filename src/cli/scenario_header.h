@@ -8,6 +8,7 @@
 //   # spmd: expect-decision-line=9     (the first differing cond/loop is here)
 //   # spmd: expect-message=psum over   (the report's message contains this)
 //   # spmd: expect-stdout: [device 0] x = 1     (one line of the expected stdout)
+//   # spmd: requires=optax,flax       (spmd test skips it where they cannot be imported)
 //
 // Header lines may appear anywhere among the leading comment block and
 // blank lines; parsing stops at the first line of code.
@@ -38,6 +39,7 @@ struct ScenarioHeader {
   std::optional<int> expect_decision_line;
   std::vector<std::string> expect_message;  // substrings
   std::optional<std::vector<std::string>> expect_stdout;
+  std::vector<std::string> requires_modules;  // requires=optax,flax: importable, or spmd test skips it
 };
 
 /// Throws InvalidArgument (kind "UsageError") naming file:line for a bad key or value.

@@ -9,6 +9,7 @@
 
 #include "cli/process_launcher.h"
 #include "cli/scenario_header.h"
+#include "python/embed/python_runner.h"
 #include "spmd/error.h"
 #include "util/input_file.h"
 #include "util/output_file.h"
@@ -63,6 +64,15 @@ TestResult test_scenario(const std::string& path, const RunSettings& base) {
     header = parse_scenario_header(*settings.source, path);
   } catch (const Error& e) {
     t.problems.push_back(e.report().message);
+  }
+  for (const auto& module : header.requires_modules) {
+    if (!python::module_available(module)) {
+      t.skipped = "needs " + module + ", which cannot be imported here: pip install it into a venv and run with "
+                  "the venv active (VIRTUAL_ENV)";
+      t.passed = true;
+      t.expected = header.expect;
+      return t;
+    }
   }
   std::ostringstream out, err;
   std::istringstream in;
@@ -141,10 +151,12 @@ std::string junit_xml(const std::vector<TestResult>& results) {
   std::ostringstream x;
   x << std::fixed << std::setprecision(3);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  const auto skipped = std::count_if(results.begin(), results.end(), [](const auto& r) { return !r.skipped.empty(); });
   x << "<testsuite name=\"spmd scenarios\" tests=\"" << results.size() << "\" failures=\"" << failures
-    << "\" time=\"" << total << "\">\n";
+    << "\" skipped=\"" << skipped << "\" time=\"" << total << "\">\n";
   for (const auto& r : results) {
     x << "  <testcase classname=\"spmd\" name=\"" << xml_escape(r.file) << "\" time=\"" << r.seconds << "\">\n";
+    if (!r.skipped.empty()) x << "    <skipped message=\"" << xml_escape(r.skipped) << "\"/>\n";
     if (!r.passed) {
       std::string msg;
       for (const auto& p : r.problems) msg += p + "\n";
@@ -162,9 +174,15 @@ int run_tests(const std::vector<std::string>& paths, const RunSettings& base, co
               std::ostream& out) {
   std::vector<std::string> files = collect_scenarios(paths);
   std::vector<TestResult> results;
-  int failed = 0;
+  int failed = 0, skipped = 0;
   for (const auto& f : files) {
     TestResult r = test_scenario(f, base);
+    if (!r.skipped.empty()) {
+      ++skipped;
+      out << "SKIP " << f << "  (" << r.skipped << ")\n" << std::flush;
+      results.push_back(std::move(r));
+      continue;
+    }
     out << (r.passed ? "PASS " : "FAIL ") << f << "  (" << (r.got.empty() ? "?" : r.got) << ", " << std::fixed
         << std::setprecision(2) << r.seconds << " s)\n";
     if (!r.passed) {
@@ -179,7 +197,9 @@ int run_tests(const std::vector<std::string>& paths, const RunSettings& base, co
       break;
     }
   }
-  out << results.size() - static_cast<std::size_t>(failed) << " passed, " << failed << " failed\n";
+  out << results.size() - static_cast<std::size_t>(failed + skipped) << " passed, " << failed << " failed";
+  if (skipped > 0) out << ", " << skipped << " skipped";
+  out << "\n";
   if (!junit_path.empty()) {
     write_output_file(junit_path, "JUnit file", junit_xml(results));
   }

@@ -18,6 +18,7 @@ inline constexpr double kDefaultTestSeconds = 60;
 struct TestResult {
   std::string file;
   bool passed = false;
+  std::string skipped;            // why it did not run (requires= a module not importable here); "" ran
   std::string expected;           // "deadlock", "error:NameError", ...
   std::string got;                // same spelling
   std::vector<std::string> problems;  // why it failed
@@ -37,8 +38,8 @@ TestResult test_scenario(const std::string& path, const RunSettings& base);
 /// JUnit XML for CI dashboards.
 std::string junit_xml(const std::vector<TestResult>& results);
 
-/// The whole command: prints PASS/FAIL lines and a summary to `out`; returns
-/// the exit code (0 when all passed, 1 otherwise).
+/// The whole command: prints PASS/FAIL/SKIP lines and a summary to `out`;
+/// returns the exit code (0 when none failed, 1 otherwise).
 int run_tests(const std::vector<std::string>& paths, const RunSettings& base, const std::string& junit_path,
               std::ostream& out);
 

@@ -28,16 +28,30 @@ const char* numpy_name(DType t) {
   return "float32";
 }
 
+// C-order strides from our own element size: pybind11 2.10 reads the item
+// size out of numpy's descriptor struct, whose layout numpy 2 changed, so
+// letting it compute strides gives a venv's numpy 2 arrays of stride 0.
+std::vector<py::ssize_t> c_strides(const Shape& shape, std::size_t item) {
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t step = static_cast<py::ssize_t>(item);
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = step;
+    step *= static_cast<py::ssize_t>(shape[i]);
+  }
+  return strides;
+}
+
 py::array to_numpy(const Array& a) {
   Array host = a.to_host();
+  std::vector<py::ssize_t> shape(host.shape().begin(), host.shape().end());
   if (host.dtype() == DType::kBFloat16) {
     std::vector<double> v = host.to_doubles();
-    py::array_t<float> out(std::vector<py::ssize_t>(host.shape().begin(), host.shape().end()));
+    py::array_t<float> out(shape, c_strides(host.shape(), sizeof(float)));
     float* dst = out.mutable_data();
     for (std::size_t i = 0; i < v.size(); ++i) dst[i] = static_cast<float>(v[i]);
     return out;
   }
-  py::array out(py::dtype(numpy_name(host.dtype())), std::vector<py::ssize_t>(host.shape().begin(), host.shape().end()));
+  py::array out(py::dtype(numpy_name(host.dtype())), shape, c_strides(host.shape(), dtype_size(host.dtype())));
   if (host.nbytes() > 0) std::memcpy(out.mutable_data(), host.raw_data(), host.nbytes());
   return out;
 }

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "python/bindings.h"
 #include "python/host_watch.h"
 #include "python/python_errors.h"
@@ -82,6 +84,12 @@ void start_interpreter() {
       .def("writable", [](const ByteWriter&) { return true; });
   py::module_ sys = py::module_::import("sys");
   sys.attr("path").attr("insert")(0, package_dir());
+  // The user's venv (its numpy, flax, optax...) after spmdsim's jax and
+  // before Debian's dist-packages: _spmd_virtualenv.py says why and how.
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  py::module_::import("_spmd_virtualenv").attr("activate")(n > 0 ? py::str(std::string(exe, static_cast<std::size_t>(n)))
+                                                                 : py::str(""));
   py::module_::import("numpy");
   // What a run may not unload: the standard library loaded so far and numpy.
   sys.attr("_spmd_baseline_modules") = py::set(sys.attr("modules").attr("keys")());
@@ -132,6 +140,16 @@ void unload_earlier_run(const py::module_& sys) {
 
 }  // namespace
 
+
+bool module_available(const std::string& module) {
+  start_interpreter();
+  py::gil_scoped_acquire gil;
+  try {
+    return !py::module_::import("importlib.util").attr("find_spec")(module).is_none();
+  } catch (const py::error_already_set&) {
+    return false;  // spmdsim's explanation of a missing flax/optax is an exception here
+  }
+}
 
 void run_program(const std::string& path, const std::string& source, const RunOptions& options) {
   start_interpreter();

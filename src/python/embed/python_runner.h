@@ -48,4 +48,9 @@ struct RunOptions {
 /// modules an earlier run imported (jax included) are unloaded first.
 void run_program(const std::string& path, const std::string& source, const RunOptions& options);
 
+/// Whether `module` can be imported by a program (spmdsim's jax, the user's
+/// venv, Debian's packages), without importing it: `spmd test` skips a
+/// scenario whose `requires=` names one that cannot.
+bool module_available(const std::string& module);
+
 }  // namespace spmd::python

@@ -9,7 +9,7 @@ exactly.
 
 from jax._src.config import config
 from jax import debug, errors, lax, nn, numpy, scipy, tree_util
-from jax._src.api import (block_until_ready, default_backend, device_count, device_get, device_put, devices,
+from jax._src.api import (Device, block_until_ready, default_backend, device_count, device_get, device_put, devices,
                           disable_jit, jit, local_device_count, local_devices, make_jaxpr, pmap, process_count,
                           process_index)
 from jax._src.core import Array
@@ -18,7 +18,7 @@ from jax._src.transformations import ShapeDtypeStruct, checkpoint, eval_shape, n
 from jax._src.vmap import vmap
 from jax._src.autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,
                                value_and_grad, vjp)
-from jax import distributed, random, sharding, tree
+from jax import distributed, dtypes, flatten_util, random, sharding, tree, typing
 from jax._src.sharding import make_mesh, set_mesh
 from jax._src.shard_map import shard_map
 

@@ -166,6 +166,29 @@ TEST_CASE("cli::test: expectations pass and fail with reasons", "[cli]") {
   REQUIRE_THROWS_AS(collect_scenarios({"/nonexistent"}), InvalidArgument);
 }
 
+TEST_CASE("cli::test: requires= skips a scenario whose module cannot be imported, runs one that can", "[cli]") {
+  std::string needs = write_temp("needs.py", "# spmd: requires=json,no_such_module_xyz expect=ok\nimport no_such_module_xyz\n");
+  TestResult skipped = test_scenario(needs, RunSettings{});
+  REQUIRE(skipped.passed);
+  REQUIRE(skipped.skipped ==
+          "needs no_such_module_xyz, which cannot be imported here: pip install it into a venv and run with the venv "
+          "active (VIRTUAL_ENV)");
+  // flax is not installed here: spmdsim's explanation of the missing library is "cannot be imported" too.
+  std::string flax = write_temp("flax_needed.py", "# spmd: requires=flax expect=ok\nimport flax\n");
+  REQUIRE(test_scenario(flax, RunSettings{}).skipped.rfind("needs flax,", 0) == 0);
+  std::string present = write_temp("present.py", "# spmd: requires=json expect=ok\n# spmd: expect-stdout: 2\nprint(1 + 1)\n");
+  TestResult ran = test_scenario(present, RunSettings{});
+  REQUIRE(ran.skipped.empty());
+  REQUIRE(ran.passed);
+  std::ostringstream log;
+  REQUIRE(run_tests({needs, present}, RunSettings{}, "", log) == 0);
+  REQUIRE(log.str().find("SKIP " + needs + "  (needs no_such_module_xyz,") != std::string::npos);
+  REQUIRE(log.str().find("1 passed, 0 failed, 1 skipped") != std::string::npos);
+  REQUIRE(junit_xml({skipped, ran}).find("tests=\"2\" failures=\"0\" skipped=\"1\"") != std::string::npos);
+  std::string empty_name = write_temp("empty_name.py", "# spmd: requires=optax,,flax expect=ok\n");
+  REQUIRE(test_scenario(empty_name, RunSettings{}).problems.at(0).find("has an empty module name") != std::string::npos);
+}
+
 TEST_CASE("cli::replay: a trace recorded by spmd run replays to the same verdict", "[cli]") {
   RunSettings s;
   s.trace_path = std::filesystem::path(write_temp("skip.jsonl", "")).string();

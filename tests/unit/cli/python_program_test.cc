@@ -178,7 +178,7 @@ TEST_CASE("cpython: a JAX library spmdsim does not provide is named, with what t
   REQUIRE(o.report->message ==
           "No module named 'flax': spmdsim provides jax itself, not flax (a neural-network library over JAX)");
   REQUIRE(o.report->where.line == 1);
-  REQUIRE(contains(o.report->hint, "jax.numpy and jax.lax"));
+  REQUIRE(contains(o.report->hint, "pip install flax into a virtual environment"));
 }
 
 TEST_CASE("cpython: a pmapped method binds self, static as JAX's static_broadcasted_argnums=0", "[cli][cpython]") {

@@ -125,7 +125,7 @@ def _leaf_names(fun, positions, tree, kw_names):
     """One name per leaf for reports: "x", "params['w']", "batch[0]"."""
     top = _parameter_names(fun, max(positions) + 1 if positions else 0)
     names = []
-    for child, pos in zip(tree.children, positions + kw_names):
+    for child, pos in zip(tree.children(), positions + kw_names):
         base = top[pos] if isinstance(pos, int) else pos
         names += [base + path for path in tree_util.tree_paths(child)]
     return names

@@ -90,3 +90,66 @@ def python_scalar_dtype(x):
     if isinstance(x, float):
         return default_float(), True
     raise TypeError(f'{type(x).__name__} is not a valid JAX type')
+
+
+class extended(np.generic):
+    """The abstract type of JAX's extended dtypes (typed PRNG keys): arrays of
+    spmdsim never have one, so issubdtype(x.dtype, prng_key) is False."""
+
+
+class prng_key(extended):
+    """The abstract type of typed PRNG key arrays (jax.random.key)."""
+
+
+# The dtype of the tangent of an integer input (what grad gives for it).
+float0 = np.dtype([('float0', np.void, 0)])
+
+
+def _as_generic(x):
+    """A numpy scalar type (np.floating, np.float32, ...) for issubdtype's
+    arguments: dtypes, names, jnp scalar types, Python types, bfloat16."""
+    if x is bfloat16 or (isinstance(x, str) and x == 'bfloat16'):
+        return None
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return x
+    if x is float:
+        return np.floating
+    if x is int:
+        return np.signedinteger
+    if x is bool:
+        return np.bool_
+    if x is complex:
+        return np.complexfloating
+    return np.dtype(x).type
+
+
+def issubdtype(arg1, arg2):
+    """np.issubdtype, with bfloat16 a floating type as in JAX."""
+    a, b = _as_generic(arg1), _as_generic(arg2)
+    if a is None:
+        return b is None or b in (np.floating, np.inexact, np.number, np.generic)
+    if b is None:
+        return False
+    return issubclass(a, b)
+
+
+def canonicalize_dtype(dtype_like, allow_extended_dtype=False):
+    return canonicalize(dtype_like)
+
+
+def result_type(*args, return_weak_type_flag=False):
+    import jax.numpy as jnp
+    out = jnp.result_type(*args)
+    if return_weak_type_flag:
+        weak = all(isinstance(a, (bool, int, float)) or getattr(a, 'weak_type', False) for a in args)
+        return out, weak
+    return out
+
+
+def finfo(dtype_like):
+    dt = dtype(dtype_like)
+    return np.finfo(np.float32 if dt is bfloat16 else dt)
+
+
+def iinfo(dtype_like):
+    return np.iinfo(dtype(dtype_like))

@@ -27,9 +27,9 @@ class _ExplainMissing:
         e = ModuleNotFoundError(
             f"No module named '{fullname}': spmdsim provides jax itself, not {top} ({_KNOWN[top]})",
             name=fullname)
-        e._spmd_hint = (f'write the parts of {top} the program needs with jax.numpy and jax.lax (e.g. the '
-                        f'optimizer update as a jax.tree_util.tree_map), or install {top} where spmdsim\'s jax '
-                        'is on the path before the real one')
+        e._spmd_hint = (f'pip install {top} into a virtual environment made with /usr/bin/python3 -m venv, and run '
+                        f'spmd with it active (VIRTUAL_ENV set): spmd puts its packages after spmdsim\'s jax; in a '
+                        f'plain python3 of that venv, put spmdsim\'s src/python and build/python first on PYTHONPATH')
         raise e
 
 

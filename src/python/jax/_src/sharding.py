@@ -110,7 +110,12 @@ def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None):
     return Mesh(np.asarray(devices[:need], dtype=object).reshape(axis_shapes), axis_names)
 
 
-class NamedSharding:
+class Sharding:
+    """The base of every sharding (jax.sharding.Sharding): isinstance checks
+    in libraries (optax, flax) test against it."""
+
+
+class NamedSharding(Sharding):
     """How an array is laid out over a mesh: NamedSharding(mesh, P(...))."""
 
     def __init__(self, mesh, spec=PartitionSpec()):
@@ -190,7 +195,7 @@ def _block_index(shape, spec, mesh, coords):
     return tuple(index)
 
 
-class SingleDeviceSharding:
+class SingleDeviceSharding(Sharding):
     """The whole array on one device (what an array has unless device_put
     laid it out over a mesh)."""
 

@@ -12,11 +12,40 @@ def is_own_file(filename):
     return filename.startswith(OWN_DIR + os.sep)
 
 
+def _library_prefixes():
+    import sysconfig
+    paths = sysconfig.get_paths()
+    return tuple(paths[k] + os.sep for k in ('stdlib', 'platstdlib', 'purelib', 'platlib') if k in paths)
+
+
+_LIBRARY_PREFIXES = None
+_library_files = {}  # filename -> bool
+
+
+def is_library_file(filename):
+    """A file of an installed library (flax, optax: site-packages or
+    dist-packages) or of the standard library, as the C++ report side decides."""
+    known = _library_files.get(filename)
+    if known is None:
+        global _LIBRARY_PREFIXES
+        if _LIBRARY_PREFIXES is None:
+            _LIBRARY_PREFIXES = _library_prefixes()
+        known = _library_files[filename] = (
+            '/site-packages/' in filename or '/dist-packages/' in filename or filename.startswith(_LIBRARY_PREFIXES))
+    return known
+
+
 def user_frame(depth=1):
+    """The innermost frame of the user's own code: not spmdsim's, and not a
+    library's (a psum inside a flax layer is reported at the user's line that
+    called the layer), else the innermost frame outside spmdsim."""
     f = sys._getframe(depth)
     while f is not None and is_own_file(f.f_code.co_filename):
         f = f.f_back
-    return f
+    first = f
+    while f is not None and (is_own_file(f.f_code.co_filename) or is_library_file(f.f_code.co_filename)):
+        f = f.f_back
+    return f if f is not None else first
 
 
 _positions = {}  # (code, instruction offset) -> (file, line, column): a loop asks again and again

@@ -6,6 +6,7 @@ that all devices brought the same collective and reports deadlocks exactly.
 """
 
 import builtins
+import enum
 import math
 
 import numpy as np
@@ -96,6 +97,23 @@ def reshape(x, new_sizes, dimensions=None):
 
 def transpose(x, permutation):
     return bind1('transpose', x, permutation=tuple(int(p) for p in permutation))
+
+
+class Precision(enum.Enum):
+    """lax.Precision: accepted wherever JAX takes `precision=`; XLA:CPU (and
+    so spmdsim) computes float32 products in full precision for all three."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        names = {'bfloat16': cls.DEFAULT, 'default': cls.DEFAULT, 'tensorfloat32': cls.HIGH, 'high': cls.HIGH,
+                 'float32': cls.HIGHEST, 'highest': cls.HIGHEST}
+        return names.get(value.lower()) if isinstance(value, str) else None
+
+    def __str__(self):
+        return self.name
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None):

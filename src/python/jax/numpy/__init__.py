@@ -41,8 +41,17 @@ bfloat16 = dtypes.bfloat16
 float_ = float64  # as in JAX: canonicalized to float32 unless jax_enable_x64
 int_ = int64
 dtype = _np.dtype
-finfo = _np.finfo
-iinfo = _np.iinfo
+finfo = dtypes.finfo
+iinfo = dtypes.iinfo
+issubdtype = dtypes.issubdtype
+generic = _np.generic
+number = _np.number
+inexact = _np.inexact
+floating = _np.floating
+integer = _np.integer
+signedinteger = _np.signedinteger
+unsignedinteger = _np.unsignedinteger
+complexfloating = _np.complexfloating
 ndarray = Array
 pi = math.pi
 e = math.e
@@ -362,8 +371,18 @@ def _keep(x, out, axes, keepdims):
     return lax.reshape(out, shape)
 
 
-def _reduction(prim, bool_to_int=False):
-    def f(a, axis=None, dtype=None, keepdims=False, **kw):
+def _no_out(name, out):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+# What a masked-out element (where=False) becomes, so it changes nothing.
+_IDENTITY = {'reduce_sum': 0, 'reduce_prod': 1, 'reduce_or': False, 'reduce_and': True}
+
+
+def _reduction(prim, name, bool_to_int=False):
+    def reduce(a, axis, dtype, out, keepdims, initial, where):
+        _no_out(name, out)
         x = _operand(a)
         if not isinstance(x, Array):
             x = asarray(x)
@@ -372,44 +391,82 @@ def _reduction(prim, bool_to_int=False):
             x = lax.convert_element_type(x, dtype)
         elif bool_to_int and _aval(x).dtype == _np.bool_:
             x = lax.convert_element_type(x, dtypes.default_int())
-        return _keep(x, bind1(prim, x, axes=axes), axes, keepdims)
-    f.__name__ = prim
+        if where is not None:
+            if prim not in _IDENTITY and initial is None:
+                raise ValueError(f"reduction operation {name} does not have an identity, so to use a where mask "
+                                 "one has to specify 'initial'")
+            fill = _IDENTITY[prim] if prim in _IDENTITY else initial
+            x = lax.select(broadcast_to(asarray(where), _aval(x).shape), x,
+                           full(_aval(x).shape, fill, _aval(x).dtype))
+        out = _keep(x, bind1(prim, x, axes=axes), axes, keepdims)
+        if initial is not None:
+            combine = {'reduce_sum': add, 'reduce_prod': multiply, 'reduce_max': maximum, 'reduce_min': minimum,
+                       'reduce_or': logical_or, 'reduce_and': logical_and}[prim]
+            out = combine(out, asarray(initial, _aval(out).dtype))
+        return out
+
+    # numpy's signatures: sum and prod take a dtype, max/min/any/all do not.
+    if bool_to_int:
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, dtype, out, keepdims, initial, where)
+    else:
+        def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+            return reduce(a, axis, None, out, keepdims, initial, where)
+    f.__name__ = name
     return f
 
 
-sum = _reduction('reduce_sum', True)
-prod = _reduction('reduce_prod', True)
-max = amax = _reduction('reduce_max')
-min = amin = _reduction('reduce_min')
-any = _reduction('reduce_or')
-all = _reduction('reduce_and')
+sum = _reduction('reduce_sum', 'sum', True)
+prod = _reduction('reduce_prod', 'prod', True)
+max = amax = _reduction('reduce_max', 'max')
+min = amin = _reduction('reduce_min', 'min')
+any = _reduction('reduce_or', 'any')
+all = _reduction('reduce_and', 'all')
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    _no_out('mean', out)
     x = _operand(a)
     if not isinstance(x, Array):
         x = asarray(x)
     axes = _axes(axis, _aval(x).ndim)
-    if _aval(x).dtype.kind in 'biu':
-        x = lax.convert_element_type(x, dtype or dtypes.default_float())
+    if dtype is not None:
+        x = lax.convert_element_type(x, dtype)
+    elif _aval(x).dtype.kind in 'biu':
+        x = lax.convert_element_type(x, dtypes.default_float())
+    if where is not None:
+        mask = broadcast_to(asarray(where), _aval(x).shape)
+        count = sum(mask, axis=axes, keepdims=keepdims, dtype=_aval(x).dtype)
+        return divide(sum(x, axis=axes, keepdims=keepdims, where=mask), count)
     n = 1
     for d in axes:
         n *= _aval(x).shape[d]
     return _keep(x, divide(bind1('reduce_sum', x, axes=axes), float(n)), axes, keepdims)
 
 
-def var(a, axis=None, keepdims=False, ddof=0):
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
+    _no_out('var', out)
+    if correction is not None:
+        ddof = correction
     x = asarray(a) if not isinstance(a, Array) else a
-    m = mean(x, axis, keepdims=True)
+    if dtype is not None:
+        x = lax.convert_element_type(x, dtype)
+    m = mean(x, axis, keepdims=True, where=where)
     axes = _axes(axis, _aval(x).ndim)
+    centred = square(subtract(x, m))
+    if where is not None:
+        mask = broadcast_to(asarray(where), _aval(x).shape)
+        n = sum(mask, axis=axes, keepdims=keepdims, dtype=_aval(centred).dtype)
+        return divide(sum(centred, axis=axes, keepdims=keepdims, where=mask), subtract(n, ddof))
     n = 1
     for d in axes:
         n *= _aval(x).shape[d]
-    return _keep(x, divide(sum(square(subtract(x, m)), axis=axes), float(n - ddof)), axes, keepdims)
+    return _keep(x, divide(sum(centred, axis=axes), float(n - ddof)), axes, keepdims)
 
 
-def std(a, axis=None, keepdims=False, ddof=0):
-    return sqrt(var(a, axis, keepdims, ddof))
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
+    _no_out('std', out)
+    return sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
 
 
 def _arg(prim):
@@ -426,6 +483,31 @@ def _arg(prim):
 
 argmax = _arg('argmax')
 argmin = _arg('argmin')
+
+
+def ptp(a, axis=None, keepdims=False):
+    return subtract(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal of the (axis1, axis2) planes, as the last axis (numpy's rule)."""
+    a = _as_array(a)
+    nd = _aval(a).ndim
+    axis1, axis2 = axis1 % nd, axis2 % nd
+    rest = [i for i in range(nd) if i not in (axis1, axis2)]
+    a = transpose(a, rest + [axis1, axis2])
+    n, m = _aval(a).shape[-2:]
+    rows = builtins.max(0, builtins.min(n, m - offset) if offset >= 0 else builtins.min(n + offset, m))
+    if rows == 0:
+        return zeros(_aval(a).shape[:-2] + (0,), _aval(a).dtype)
+    i = _np.arange(rows) + (0 if offset >= 0 else -offset)
+    j = _np.arange(rows) + (offset if offset >= 0 else 0)
+    flat = reshape(a, _aval(a).shape[:-2] + (n * m,))
+    return take(flat, (i * m + j).astype(_np.int32), axis=-1)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
@@ -531,6 +613,41 @@ def squeeze(a, axis=None):
     return lax.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
 
 
+def iscomplexobj(x):
+    """spmdsim has no complex dtypes: only a Python or numpy complex value is one."""
+    dt = getattr(x, 'dtype', None)
+    if dt is None:
+        return isinstance(x, complex) or _np.iscomplexobj(x)
+    return getattr(dt, 'kind', '') == 'c'
+
+
+def real(x):
+    """spmdsim's dtypes are all real: the value itself (as an array)."""
+    return asarray(x)
+
+
+def imag(x):
+    return zeros_like(x)
+
+
+def conjugate(x):
+    return asarray(x)
+
+
+conj = conjugate
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def broadcast_shapes(*shapes):
+    try:
+        return tuple(_np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        raise ValueError(f'Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}') from None
+
+
 def broadcast_to(a, shape):
     x = _operand(a)
     if not isinstance(x, Array):
@@ -553,8 +670,14 @@ def stack(arrays, axis=0):
     return concatenate([expand_dims(a, axis % nd) for a in arrays], axis % nd)
 
 
-def matmul(a, b):
-    return bind1('matmul', _as_array(a), _as_array(b))
+def _preferred(out, preferred_element_type):
+    # `precision` is accepted and changes nothing: XLA:CPU, which spmdsim
+    # imitates, computes float32 products at full precision whatever is asked.
+    return out if preferred_element_type is None else astype(out, preferred_element_type)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    return _preferred(bind1('matmul', _as_array(a), _as_array(b)), preferred_element_type)
 
 
 def _as_array(x):
@@ -562,14 +685,14 @@ def _as_array(x):
     return x if isinstance(x, Array) else asarray(x)
 
 
-def dot(a, b):
+def dot(a, b, *, precision=None, preferred_element_type=None):
     a, b = _as_array(a), _as_array(b)
     if _aval(a).ndim == 0 or _aval(b).ndim == 0:
-        return multiply(a, b)
-    return matmul(a, b)
+        return _preferred(multiply(a, b), preferred_element_type)
+    return matmul(a, b, preferred_element_type=preferred_element_type)
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """numpy's tensordot: `axes` an int (the last axes of a with the first of b)
     or a pair of axis sequences; the free axes of a, then those of b."""
     a, b = _as_array(a), _as_array(b)
@@ -580,24 +703,24 @@ def tensordot(a, b, axes=2):
         left, right = axes
         left = (left,) if isinstance(left, int) else tuple(left)
         right = (right,) if isinstance(right, int) else tuple(right)
-    return lax.dot_general(a, b, ((left, right), ((), ())))
+    return _preferred(lax.dot_general(a, b, ((left, right), ((), ()))), preferred_element_type)
 
 
 def outer(a, b):
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
-def inner(a, b):
+def inner(a, b, *, precision=None, preferred_element_type=None):
     a, b = _as_array(a), _as_array(b)
     if _aval(a).ndim == 0 or _aval(b).ndim == 0:
         return multiply(a, b)
     if _aval(b).ndim == 1:
-        return matmul(a, b)
-    return matmul(a, swapaxes(b, -1, -2))
+        return matmul(a, b, preferred_element_type=preferred_element_type)
+    return matmul(a, swapaxes(b, -1, -2), preferred_element_type=preferred_element_type)
 
 
-def vdot(a, b):
-    return sum(multiply(ravel(_as_array(a)), ravel(_as_array(b))))
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    return _preferred(sum(multiply(ravel(_as_array(a)), ravel(_as_array(b)))), preferred_element_type)
 
 
 def astype(x, dtype):
@@ -631,6 +754,7 @@ def array_equal(a1, a2):
 from jax.numpy._manipulation import *  # noqa: E402,F401,F403
 from jax.numpy._sorting import *  # noqa: E402,F401,F403
 from jax.numpy._einsum import einsum  # noqa: E402,F401
+from jax.numpy._vectorize import vectorize  # noqa: E402,F401
 from jax.numpy._convolution import convolve, correlate  # noqa: E402,F401
 from jax.numpy import linalg  # noqa: E402,F401
 from jax.numpy import _methods  # noqa: E402  (installs the array methods and operators)

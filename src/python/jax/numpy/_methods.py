@@ -49,15 +49,20 @@ def _divmod(self, other):
 Array.__divmod__ = _divmod
 
 # methods
-Array.sum = lambda self, axis=None, dtype=None, keepdims=False: jnp.sum(self, axis, dtype, keepdims)
-Array.prod = lambda self, axis=None, dtype=None, keepdims=False: jnp.prod(self, axis, dtype, keepdims)
-Array.mean = lambda self, axis=None, dtype=None, keepdims=False: jnp.mean(self, axis, dtype, keepdims)
-Array.max = lambda self, axis=None, keepdims=False: jnp.max(self, axis, keepdims=keepdims)
-Array.min = lambda self, axis=None, keepdims=False: jnp.min(self, axis, keepdims=keepdims)
-Array.any = lambda self, axis=None, keepdims=False: jnp.any(self, axis, keepdims=keepdims)
-Array.all = lambda self, axis=None, keepdims=False: jnp.all(self, axis, keepdims=keepdims)
-Array.var = lambda self, axis=None, keepdims=False, ddof=0: jnp.var(self, axis, keepdims, ddof)
-Array.std = lambda self, axis=None, keepdims=False, ddof=0: jnp.std(self, axis, keepdims, ddof)
+Array.sum = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: jnp.sum(self, axis, dtype, out,
+                                                                                      keepdims, **kw)
+Array.prod = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: jnp.prod(self, axis, dtype, out,
+                                                                                        keepdims, **kw)
+Array.mean = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: jnp.mean(self, axis, dtype, out,
+                                                                                        keepdims, **kw)
+Array.max = lambda self, axis=None, out=None, keepdims=False, **kw: jnp.max(self, axis, out, keepdims, **kw)
+Array.min = lambda self, axis=None, out=None, keepdims=False, **kw: jnp.min(self, axis, out, keepdims, **kw)
+Array.any = lambda self, axis=None, out=None, keepdims=False, **kw: jnp.any(self, axis, out, keepdims, **kw)
+Array.all = lambda self, axis=None, out=None, keepdims=False, **kw: jnp.all(self, axis, out, keepdims, **kw)
+Array.var = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw: jnp.var(
+    self, axis, dtype, out, ddof, keepdims, **kw)
+Array.std = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw: jnp.std(
+    self, axis, dtype, out, ddof, keepdims, **kw)
 Array.argmax = lambda self, axis=None, keepdims=False: jnp.argmax(self, axis, keepdims)
 Array.argmin = lambda self, axis=None, keepdims=False: jnp.argmin(self, axis, keepdims)
 Array.astype = lambda self, dtype: jnp.astype(self, dtype)
@@ -68,6 +73,25 @@ Array.swapaxes = lambda self, a, b: jnp.swapaxes(self, a, b)
 Array.dot = lambda self, other: jnp.dot(self, other)
 Array.clip = lambda self, a_min=None, a_max=None: jnp.clip(self, a_min, a_max)
 Array.T = property(lambda self: jnp.transpose(self))
+Array.mT = property(lambda self: jnp.swapaxes(self, -1, -2))
+Array.real = property(lambda self: jnp.real(self))
+Array.imag = property(lambda self: jnp.imag(self))
+Array.conj = lambda self: jnp.conj(self)
+Array.conjugate = lambda self: jnp.conj(self)
+Array.round = lambda self, decimals=0: jnp.round(self, decimals)
+Array.cumsum = lambda self, axis=None, dtype=None: jnp.cumsum(self, axis, dtype)
+Array.copy = lambda self: jnp.copy(self)
+Array.itemsize = property(lambda self: self.dtype.itemsize)
+Array.take = lambda self, indices, axis=None, mode=None, fill_value=None: jnp.take(self, indices, axis, mode,
+                                                                                    fill_value)
+Array.repeat = lambda self, repeats, axis=None: jnp.repeat(self, repeats, axis)
+Array.sort = lambda self, axis=-1, **kw: jnp.sort(self, axis, **kw)
+Array.argsort = lambda self, axis=-1, **kw: jnp.argsort(self, axis, **kw)
+Array.cumprod = lambda self, axis=None, dtype=None: jnp.cumprod(self, axis, dtype)
+Array.ptp = lambda self, axis=None, keepdims=False: jnp.ptp(self, axis, keepdims=keepdims)
+Array.diagonal = lambda self, offset=0, axis1=0, axis2=1: jnp.diagonal(self, offset, axis1, axis2)
+Array.trace = lambda self, offset=0, axis1=0, axis2=1: jnp.trace(self, offset, axis1, axis2)
+Array.is_fully_addressable = property(lambda self: True)
 
 
 def _reshape(self, *shape, order='C'):

@@ -1,2 +1,2 @@
 """jax.scipy"""
-from jax.scipy import special
+from jax.scipy import special, stats

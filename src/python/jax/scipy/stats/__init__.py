@@ -1,0 +1,2 @@
+"""jax.scipy.stats"""
+from jax.scipy.stats import norm
