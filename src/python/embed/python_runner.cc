@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include <unistd.h>
 
@@ -129,12 +130,35 @@ void check_utf8_source(const std::string& path, const std::string& source) {
   }
 }
 
+// Every run starts from the modules the interpreter had before the first one
+// (spmdsim's jax and the program's own imports are fresh each time), except
+// packages with a compiled extension (ml_dtypes, scipy, tensorstore: a venv's
+// flax pulls them in): CPython cannot import one of those a second time, so
+// they join the baseline. They import no jax, so they keep no earlier state.
 void unload_earlier_run(const py::module_& sys) {
   py::set baseline = sys.attr("_spmd_baseline_modules");
   py::dict modules = sys.attr("modules");
   py::list names(modules.attr("keys")());
+  std::set<std::string> compiled_packages;
   for (auto name : names) {
-    if (!baseline.contains(name)) PyDict_DelItem(modules.ptr(), name.ptr());
+    if (baseline.contains(name)) continue;
+    py::object module = modules.attr("get")(name);
+    py::object file = py::getattr(module, "__file__", py::none());
+    if (file.is_none()) continue;
+    const std::string path = py::str(file);
+    if (path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0) {
+      const std::string full = py::str(name);
+      compiled_packages.insert(full.substr(0, full.find('.')));
+    }
+  }
+  for (auto name : names) {
+    if (baseline.contains(name)) continue;
+    const std::string full = py::str(name);
+    if (compiled_packages.count(full.substr(0, full.find('.'))) > 0) {
+      baseline.add(name);
+      continue;
+    }
+    PyDict_DelItem(modules.ptr(), name.ptr());
   }
 }
 

@@ -14,15 +14,17 @@ from jax._src.api import (Device, block_until_ready, default_backend, device_cou
                           process_index)
 from jax._src.core import Array
 from jax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
-from jax._src.transformations import ShapeDtypeStruct, checkpoint, eval_shape, named_call, remat
+from jax._src.transformations import (ShapeDtypeStruct, checkpoint, ensure_compile_time_eval, eval_shape, named_call,
+                                      named_scope, remat)
 from jax._src.vmap import vmap
 from jax._src.autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, linearize,
                                value_and_grad, vjp)
-from jax import distributed, dtypes, flatten_util, random, sharding, tree, typing
+from jax import distributed, dtypes, random, sharding, tree, typing
 from jax._src.sharding import make_mesh, set_mesh
 from jax._src.shard_map import shard_map
 
 __version__ = '0.8.1+spmdsim'  # the API and pmap behaviour modelled (jax_pmap_shmap_merge on)
+__version_info__ = (0, 8, 1)  # what libraries compare (flax: jax.__version_info__ <= (0, 4, 33))
 
 from jax._src import missing_modules as _missing_modules, side_effects as _side_effects
 _side_effects.install()
@@ -46,9 +48,9 @@ _DEPRECATED = {
 
 
 def __getattr__(name):
-    if name == 'experimental':
-        import jax.experimental
-        return jax.experimental
+    if name in ('experimental', 'core', 'extend', 'interpreters', 'flatten_util', 'stages'):
+        import importlib
+        return importlib.import_module(f'jax.{name}')
     if name in _DEPRECATED:
         import warnings
         from jax._src import api as _api

@@ -443,11 +443,16 @@ def is_concrete(x):
     return not isinstance(x, Tracer)
 
 
+# > 0 inside `with jax.ensure_compile_time_eval():`: operations on concrete
+# values compute at once even inside a trace, as in JAX.
+compile_time_eval = [0]
+
+
 def bind(primitive, *args, **params):
     """Applies `primitive` (eagerly, or recorded in the current trace) and
     returns the list of its outputs."""
     trace = current_trace()
-    if trace is None:
+    if trace is None or (compile_time_eval[0] and not any(isinstance(a, Tracer) for a in args)):
         outs = _spmd.apply_primitive(primitive, [to_spmd_array(a) for a in args], params,
                                      source_info.current_location())
         return [ArrayImpl(o) for o in outs]

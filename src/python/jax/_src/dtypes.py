@@ -1,6 +1,8 @@
 """dtypes as JAX canonicalises them: 64-bit types become 32-bit unless
 jax_enable_x64 is set, Python scalars are weakly typed."""
 
+import abc
+
 import numpy as np
 
 from jax._src import config
@@ -99,6 +101,23 @@ class extended(np.generic):
 
 class prng_key(extended):
     """The abstract type of typed PRNG key arrays (jax.random.key)."""
+
+
+class ExtendedDType(abc.ABC):
+    """The base of extended dtypes libraries define (flax's fp8 meta dtype);
+    spmdsim's arrays never hold one."""
+
+    @property
+    @abc.abstractmethod
+    def type(self): ...
+
+
+DType = np.dtype
+
+
+def supports_inf(dtype_like):
+    dt = dtype(dtype_like)
+    return dt is bfloat16 or dt.kind == 'f'
 
 
 # The dtype of the tangent of an integer input (what grad gives for it).

@@ -1,7 +1,9 @@
 """Mesh, PartitionSpec and NamedSharding (jax.sharding)."""
 
 import collections
+import enum
 import math
+import warnings
 
 import numpy as np
 
@@ -28,12 +30,77 @@ class PartitionSpec(tuple):
         return (PartitionSpec, tuple(self))
 
 
+class AxisType(enum.Enum):
+    """How a mesh axis shards (jax.sharding.AxisType). spmdsim runs shard_map's
+    Manual semantics whatever the type; the types are kept and reported."""
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+
+def _axis_types(axis_names, axis_types):
+    if axis_types is None:
+        return (AxisType.Auto,) * len(axis_names)
+    if not isinstance(axis_types, tuple):
+        axis_types = (axis_types,)
+    if len(axis_types) != len(axis_names) or not all(isinstance(t, AxisType) for t in axis_types):
+        raise ValueError(f'axis_types {axis_types!r} must be one jax.sharding.AxisType per axis name {axis_names}')
+    return axis_types
+
+
+class AbstractMesh:
+    """A mesh's axis names, sizes and types, without devices (what
+    jax.sharding.get_abstract_mesh gives inside `with mesh:`)."""
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None):
+        self.axis_sizes = tuple(int(s) for s in axis_sizes)
+        self.axis_names = tuple(axis_names)
+        self.axis_types = _axis_types(self.axis_names, axis_types)
+
+    @property
+    def shape(self):
+        return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self):
+        return int(math.prod(self.axis_sizes))
+
+    @property
+    def empty(self):
+        return not self.axis_names
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractMesh) and (self.shape_tuple, self.axis_types) == (
+            other.shape_tuple, other.axis_types)
+
+    def __hash__(self):
+        return hash((self.shape_tuple, self.axis_types))
+
+    def __repr__(self):
+        if self.empty:
+            return 'AbstractMesh((), axis_types=())'
+        shape = ', '.join(f"'{n}': {s}" for n, s in self.shape_tuple)
+        return f'AbstractMesh({shape}, axis_types={self.axis_types!r}, device_kind=cpu, num_cores=None)'
+
+
+def get_abstract_mesh():
+    """The abstract mesh of the innermost `with mesh:` / jax.set_mesh, else an empty one."""
+    return Mesh._stack[-1].abstract_mesh if Mesh._stack else AbstractMesh((), ())
+
+
 class Mesh:
     """Named axes over an array of devices: Mesh(devices, ('data', 'model'))."""
 
     _stack = []
 
-    def __init__(self, devices, axis_names):
+    def __init__(self, devices, axis_names, axis_types=None):
         devices = np.asarray(devices, dtype=object)
         if isinstance(axis_names, str):
             axis_names = (axis_names,)
@@ -49,6 +116,7 @@ class Mesh:
             raise ValueError(f'Mesh lists a device twice: {ids}')
         self.devices = devices
         self.axis_names = axis_names
+        self.axis_types = _axis_types(axis_names, axis_types)
         self.device_ids = np.asarray(ids, dtype=np.int64).reshape(devices.shape)
         self.device_id_list = ids  # row-major, for quick comparisons of placements
 
@@ -67,6 +135,10 @@ class Mesh:
     @property
     def shape_tuple(self):
         return tuple(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def abstract_mesh(self):
+        return AbstractMesh(self.devices.shape, self.axis_names, self.axis_types)
 
     @property
     def empty(self):
@@ -107,7 +179,12 @@ def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None):
         err._spmd_hint = (f'the mesh needs {need} devices; run with --devices {need} (or set '
                           f"XLA_FLAGS=--xla_force_host_platform_device_count={need})")
         raise err
-    return Mesh(np.asarray(devices[:need], dtype=object).reshape(axis_shapes), axis_names)
+    if axis_types is None:
+        warnings.warn('The default axis_types will change in JAX v0.9.0 to jax.sharding.AxisType.Explicit. To '
+                      'maintain the old behavior, pass `axis_types=(jax.sharding.AxisType.Auto,) * len(axis_names)`. '
+                      'To opt-into the new behavior, pass `axis_types=(jax.sharding.AxisType.Explicit,) * '
+                      'len(axis_names)', DeprecationWarning, stacklevel=2)
+    return Mesh(np.asarray(devices[:need], dtype=object).reshape(axis_shapes), axis_names, axis_types)
 
 
 class Sharding:

@@ -30,8 +30,10 @@ def is_library_file(filename):
         global _LIBRARY_PREFIXES
         if _LIBRARY_PREFIXES is None:
             _LIBRARY_PREFIXES = _library_prefixes()
+        from jax._src import traceback_util
         known = _library_files[filename] = (
-            '/site-packages/' in filename or '/dist-packages/' in filename or filename.startswith(_LIBRARY_PREFIXES))
+            '/site-packages/' in filename or '/dist-packages/' in filename or filename.startswith(_LIBRARY_PREFIXES)
+            or traceback_util.is_excluded(filename))
     return known
 
 

@@ -46,3 +46,33 @@ remat = checkpoint
 
 def named_call(fun, *, name=None):
     return fun
+
+
+class named_scope:
+    """`with jax.named_scope('block'):` names the operations inside in JAX's
+    HLO (for profiles); spmdsim has no HLO, so it only checks the name."""
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise TypeError('named_scope name must be a string.')
+        self.name = name
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+class ensure_compile_time_eval:
+    """`with jax.ensure_compile_time_eval():` operations on concrete values
+    compute at once even under jit or pmap (their results are concrete
+    arrays a program can branch on); those on traced values still trace."""
+
+    def __enter__(self):
+        core.compile_time_eval[0] += 1
+        return None
+
+    def __exit__(self, *exc):
+        core.compile_time_eval[0] -= 1
+        return False

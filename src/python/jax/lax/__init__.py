@@ -661,6 +661,7 @@ def with_sharding_constraint(x, shardings):
     return constrain(x, shardings)
 
 
+from jax.lax._windows import reduce_window  # noqa: E402,F401
 from jax.lax._convolution import (  # noqa: E402,F401
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated, conv_with_general_padding,
     padtype_to_pads)

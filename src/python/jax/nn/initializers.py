@@ -4,9 +4,11 @@ equinox layers call them; the same draws as JAX's from the same key."""
 import math
 from typing import Protocol
 
+import numpy as np
+
 import jax.numpy as jnp
 from jax import random
-from jax._src import dtypes
+from jax._src import core, dtypes
 
 
 def _default(dtype):
@@ -111,6 +113,48 @@ def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
 
 def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
     return variance_scaling(2.0, 'fan_in', 'truncated_normal', in_axis, out_axis, batch_axis, dtype)
+
+
+def _orthogonal_matrix(key, n, m, dtype):
+    """n x m with orthonormal rows (n <= m) or columns: the Q of a normal
+    matrix's QR, signs fixed by R's diagonal (jax.random.orthogonal)."""
+    z = random.normal(key, (max(n, m), min(n, m)), dtype)
+    if not core.is_concrete(z):
+        raise NotImplementedError('the orthogonal initializers need a QR decomposition, which spmdsim computes only '
+                                  'outside jit/pmap: call the initializer (e.g. model.init) outside jit')
+    q, r = np.linalg.qr(np.asarray(z, np.float64))
+    x = q * np.sign(np.diagonal(r))[None, :]
+    return jnp.asarray((x.T if n < m else x).astype(np.dtype(dtype) if dtype is not dtypes.bfloat16 else np.float32),
+                       dtype)
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dtype = _default(dtype)
+        shape = tuple(int(d) for d in shape)
+        if len(shape) < 2:
+            raise ValueError('orthogonal initializer requires at least a 2D shape')
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        q = _orthogonal_matrix(key, n_rows, n_cols, dtype)
+        rest = tuple(d for i, d in enumerate(shape) if i != column_axis % len(shape))
+        q = jnp.moveaxis(jnp.reshape(q, rest + (n_cols,)), -1, column_axis)
+        return jnp.array(scale, dtype) * q
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dtype = _default(dtype)
+        shape = tuple(int(d) for d in shape)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError('Delta orthogonal initializer requires a 3D, 4D or 5D shape.')
+        if shape[-1] < shape[-2]:
+            raise ValueError('`fan_in` must be less or equal than `fan_out`. ')
+        ortho = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return jnp.zeros(shape, dtype).at[centre].set(ortho)
+    return init
 
 
 xavier_uniform = glorot_uniform

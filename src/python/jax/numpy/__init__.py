@@ -37,6 +37,18 @@ float16 = _scalar_type('float16', _np.float16)
 float32 = _scalar_type('float32', _np.float32)
 float64 = _scalar_type('float64', _np.float64)
 uint8 = _scalar_type('uint8', _np.uint8)
+
+
+class _HostOnlyScalarMeta(_ScalarMeta):
+    """jnp.uint32: spmdsim's arrays have no unsigned 32-bit dtype yet, so
+    jnp.uint32(x) is numpy's uint32 value (exact, and what jax.random.fold_in
+    takes, as flax folds names into keys); jnp.asarray of it is a TypeError."""
+
+    def __call__(cls, x=0):
+        return _np.asarray(x).astype(cls.dtype)[()]
+
+
+uint32 = _HostOnlyScalarMeta('uint32', (), {'dtype': _np.dtype(_np.uint32), 'scalar_type': _np.uint32})
 bfloat16 = dtypes.bfloat16
 float_ = float64  # as in JAX: canonicalized to float32 unless jax_enable_x64
 int_ = int64
@@ -758,3 +770,24 @@ from jax.numpy._vectorize import vectorize  # noqa: E402,F401
 from jax.numpy._convolution import convolve, correlate  # noqa: E402,F401
 from jax.numpy import linalg  # noqa: E402,F401
 from jax.numpy import _methods  # noqa: E402  (installs the array methods and operators)
+
+
+# The narrow float and int types JAX takes from ml_dtypes (a dependency of
+# real JAX, so in any venv with flax): they exist as dtypes, for libraries
+# that name them (flax's fp8 layers as default arguments); an spmdsim array of
+# one is a clear TypeError. Looked up only when asked for: no import cost.
+_ML_DTYPES = ('float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e4m3b11fnuz',
+              'float8_e3m4', 'float8_e4m3', 'float8_e8m0fnu', 'float4_e2m1fn', 'int4', 'uint4', 'int2', 'uint2')
+
+
+def __getattr__(name):
+    if name in _ML_DTYPES:
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise AttributeError(f"module 'jax.numpy' has no attribute '{name}': it comes from ml_dtypes, which is "
+                                 'not installed here (pip install ml_dtypes)') from None
+        t = _scalar_type(name, getattr(ml_dtypes, name))
+        globals()[name] = t
+        return t
+    raise AttributeError(f"module 'jax.numpy' has no attribute '{name}'")

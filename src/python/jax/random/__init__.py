@@ -90,6 +90,10 @@ def split(key, num=2):
 
 def fold_in(key, data):
     _check_key(key, 'fold_in')
+    if isinstance(data, (_np.ndarray, _np.generic)) and _np.asarray(data).dtype.kind == 'u':
+        # 32 bits of unsigned data (flax's jnp.uint32 of a name's hash): the
+        # same bits as int32, which is what threefry folds in.
+        data = _np.asarray(data).astype(_np.uint32).view(_np.int32)
     data = jnp.asarray(data)
     if data.dtype.kind not in 'iu':
         data = lax.convert_element_type(data, _np.int32)

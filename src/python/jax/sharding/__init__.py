@@ -5,8 +5,9 @@ A Mesh names the axes of an array of devices (`Mesh(devices, ('data',
 it (`P('data', None)`); mesh axes a spec does not name hold copies.
 """
 
-from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding, make_mesh, set_mesh, use_mesh
+from jax._src.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+                               get_abstract_mesh, make_mesh, set_mesh, use_mesh)
 
 P = PartitionSpec
 
-__all__ = ['Mesh', 'NamedSharding', 'PartitionSpec', 'P', 'Sharding', 'SingleDeviceSharding', 'make_mesh', 'set_mesh', 'use_mesh']
+__all__ = ['AbstractMesh', 'AxisType', 'Mesh', 'get_abstract_mesh', 'NamedSharding', 'PartitionSpec', 'P', 'Sharding', 'SingleDeviceSharding', 'make_mesh', 'set_mesh', 'use_mesh']

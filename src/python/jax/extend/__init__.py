@@ -1,0 +1,2 @@
+"""jax.extend: what libraries that extend JAX (flax, equinox) import."""
+from jax.extend import core, linear_util, source_info_util

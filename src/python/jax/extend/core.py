@@ -1,0 +1,2 @@
+"""jax.extend.core"""
+from jax._src.core import ShapedArray  # noqa: F401
