@@ -28,3 +28,7 @@ class UnexpectedTracerError(JAXTypeError):
 
 class KeyReuseError(JAXTypeError):
     pass
+
+
+class JaxRuntimeError(RuntimeError):
+    """An error while a program runs (a failed checkify check): XLA's runtime error in JAX."""

@@ -12,7 +12,7 @@ import inspect
 import numpy as np
 
 import _spmd
-from jax._src import core, drift, source_info, tree_util
+from jax._src import compiler, core, drift, source_info, tree_util
 from jax._src.config import config
 
 
@@ -292,6 +292,8 @@ class _PmappedFunction:
         program, out_tree, captured = core.trace_function(flat_fun, in_avals, 'pmap', names, axes, info_from=fun)
         if captured:
             raise core._escaped(captured[0])
+        if core.current_trace() is None:
+            program = compiler.compile_traced(program)
         out_axes = tree_util.broadcast_prefix(self.out_axes, out_tree, 'pmap out_axes')
         out_names = ['output' + p for p in tree_util.tree_paths(out_tree)]
         return program, out_tree, [None if a is None else int(a) for a in out_axes], out_names
@@ -516,6 +518,8 @@ class _JittedFunction:
             flat_fun = self._flat_fun(args, statics, static_kw, dyn_pos, dyn_kw, tree)
             names = _leaf_names(self.fun, dyn_pos, tree, dyn_kw)
             program, out_tree, captured = core.trace_function(flat_fun, avals, 'jit', names, info_from=self.fun)
+            if core.current_trace() is None:
+                program = compiler.compile_traced(program)
             entry = (program, out_tree, captured, _constrained_outputs(program))
             if not captured:
                 self.cache[key] = entry

@@ -6,10 +6,43 @@ from jax import lax
 from jax._src import core
 
 
-def _parse(subscripts, count):
+def _expand_ellipsis(spec, ranks):
+    """'...' as fresh upper-case labels, one per broadcast dimension (aligned
+    from the right, as numpy's einsum does); in implicit mode they lead the
+    output, before the labels seen once."""
+    lhs, arrow, out = spec.partition('->')
+    terms = lhs.split(',')
+    if len(terms) != len(ranks):
+        raise ValueError(f'einsum(): {len(terms)} subscript terms for {len(ranks)} operands')
+    used = set(spec)
+    fresh = [c for c in 'ABCDEFGHIJKLMNOPQRSTUVWXYZ' if c not in used]
+    widest = 0
+    for t, r in zip(terms, ranks):
+        if '...' in t:
+            widest = max(widest, r - len(t.replace('...', '')))
+    if widest > len(fresh):
+        raise ValueError('einsum(): too many dimensions under ...')
+    ell = ''.join(fresh[:widest])
+    out_terms = []
+    for t, r in zip(terms, ranks):
+        n = r - len(t.replace('...', ''))
+        out_terms.append(t.replace('...', ell[widest - n:] if n > 0 else ''))
+    if arrow:
+        out = out.replace('...', ell)
+    else:
+        counts = {}
+        for t in out_terms:
+            for label in t:
+                if label not in ell:
+                    counts[label] = counts.get(label, 0) + 1
+        out = ell + ''.join(sorted(l for l, c in counts.items() if c == 1))
+    return ','.join(out_terms) + '->' + out
+
+
+def _parse(subscripts, count, ranks=None):
     spec = subscripts.replace(' ', '')
     if '...' in spec:
-        raise NotImplementedError("jnp.einsum with '...': spmdsim needs every axis named")
+        spec = _expand_ellipsis(spec, ranks)
     if '->' in spec:
         lhs, out = spec.split('->')
     else:
@@ -31,9 +64,12 @@ def _parse(subscripts, count):
     return terms, out
 
 
-def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
+def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None, _dot_general=None):
+    """`_dot_general` (JAX's private override, which flax's attention passes) is
+    the dot_general each pair of operands is contracted with."""
+    dot_general = lax.dot_general if _dot_general is None else _dot_general
     ops = [jnp._as_array(o) for o in operands]
-    terms, out = _parse(subscripts, len(ops))
+    terms, out = _parse(subscripts, len(ops), [core.aval_of(o).ndim for o in ops])
     size = {}
     for k, (t, x) in enumerate(zip(terms, ops)):
         shape = core.aval_of(x).shape
@@ -59,7 +95,7 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
     for k in range(1, len(pending)):
         y, u = pending[k]
         later = set(out).union(*(set(v) for _, v in pending[k + 1:]))
-        x, t = _contract(x, t, y, u, later)
+        x, t = _contract(x, t, y, u, later, dot_general)
     x, t = _sum_labels(x, t, [l for l in t if l not in out])
     order = [t.index(l) for l in out]
     x = jnp.transpose(x, order) if order != list(range(len(t))) else x
@@ -72,7 +108,7 @@ def _sum_labels(x, t, labels):
     return jnp.sum(x, axis=tuple(t.index(l) for l in labels)), ''.join(l for l in t if l not in labels)
 
 
-def _contract(x, t, y, u, keep):
+def _contract(x, t, y, u, keep, dot_general):
     """x (labels t) times y (labels u): the labels of both that are kept are
     batch dimensions, the others contracted; the result's labels are the
     batch ones, then x's free ones, then y's (dot_general's order)."""
@@ -82,7 +118,7 @@ def _contract(x, t, y, u, keep):
     dims = (([t.index(l) for l in contract], [u.index(l) for l in contract]),
             ([t.index(l) for l in batch], [u.index(l) for l in batch]))
     labels = ''.join(batch) + ''.join(l for l in t if l not in shared) + ''.join(l for l in u if l not in shared)
-    return lax.dot_general(x, y, dims), labels
+    return dot_general(x, y, dims), labels
 
 
 def _diagonal(x, t):
