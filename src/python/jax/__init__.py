@@ -48,7 +48,7 @@ _DEPRECATED = {
 
 
 def __getattr__(name):
-    if name in ('experimental', 'core', 'extend', 'interpreters', 'flatten_util', 'stages'):
+    if name in ('experimental', 'core', 'extend', 'interpreters', 'flatten_util', 'lib', 'test_util'):
         import importlib
         return importlib.import_module(f'jax.{name}')
     if name in _DEPRECATED:

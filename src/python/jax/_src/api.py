@@ -222,7 +222,12 @@ class _PmappedFunction:
             in_axes = tuple(in_axes)
         _check_axes_leaves(in_axes, 'in_axes')
         if isinstance(in_axes, tuple):
-            if len(in_axes) != len(args):
+            # JAX picks the entries of the dynamic arguments (in_axes[i] for i
+            # in dyn_argnums), so with static arguments in_axes may stop after
+            # the last dynamic one (jax issue #4638); where it is too short JAX
+            # fails with an IndexError, spmdsim with this error.
+            needed = len(args) if not static_pos else max(dyn_pos, default=-1) + 1
+            if len(in_axes) < needed or (not static_pos and len(in_axes) != len(args)):
                 raise ValueError(
                     f'pmap in_axes must be an int, None, or a tuple of entries corresponding to the positional '
                     f'arguments passed to the function, got in_axes={in_axes} for {len(args)} positional '
@@ -476,7 +481,28 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), d
                              in_shardings=in_shardings, out_shardings=out_shardings)
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     static_names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    static, static_names = _infer_static(fun, static, static_names)
     return _JittedFunction(fun, static, static_names, in_shardings, out_shardings)
+
+
+def _infer_static(fun, argnums, argnames):
+    """JAX's rule: given only static_argnames, the positions of those
+    parameters are static too (an argument passed positionally stays
+    static); given only static_argnums, so are those parameters' names (an
+    argument passed by keyword). Both given: taken as they are."""
+    if argnums and argnames:
+        return argnums, argnames
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return argnums, argnames
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if argnames:
+        return tuple(i for i, name in enumerate(positional) if name in argnames), argnames
+    named = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD]
+    names = tuple(positional[i] for i in argnums if -len(positional) <= i < len(positional)
+                  and positional[i] in named)
+    return argnums, names
 
 
 class _JittedFunction:

@@ -163,7 +163,7 @@ class ArrayImpl(Array):
         return int(self.item())
 
     def __hash__(self):
-        raise TypeError("unhashable type: 'jaxlib.xla_extension.ArrayImpl'")
+        raise TypeError(f"unhashable type: '{ArrayImpl.__module__}.ArrayImpl'")
 
     def block_until_ready(self):
         return self
@@ -173,6 +173,10 @@ class ArrayImpl(Array):
 
     def __reduce__(self):
         return (np.asarray, (self._value.to_numpy(),))
+
+
+# type(x) prints as in JAX 0.8 (a program or test may print or compare it).
+ArrayImpl.__module__ = 'jaxlib._jax'
 
 
 class Tracer(Array):

@@ -1,2 +1,2 @@
 """jax.extend: what libraries that extend JAX (flax, equinox) import."""
-from jax.extend import core, linear_util, source_info_util
+from jax.extend import backend, core, linear_util, source_info_util
