@@ -1,0 +1,16 @@
+"""spmdsim's errors are also the Python classes JAX raises for the same
+mistake, so a program's own `except` clauses behave as under JAX."""
+
+import pytest
+
+import _spmd
+import jax
+import jax.numpy as jnp
+
+
+def test_an_unbound_axis_name_is_a_name_error_as_in_jax():
+    with pytest.raises(NameError) as e:
+        jax.pmap(lambda x: jax.lax.psum(x, 'j'), axis_name='i')(jnp.ones(jax.device_count()))
+    assert isinstance(e.value, _spmd.SpmdError)
+    assert e.value.kind == 'AxisNameError'
+    assert e.value.message.startswith("psum: unbound axis name: 'j'")
