@@ -30,6 +30,7 @@ BuiltinKind g_builtin_kinds[] = {
     {"ShapeError", &PyExc_TypeError}, {"TypeError", &PyExc_TypeError},   {"ValueError", &PyExc_ValueError},
     {"AxisError", &PyExc_ValueError}, {"IndexError", &PyExc_IndexError},
     {"AxisNameError", &PyExc_NameError},  // JAX raises NameError for an unbound axis name
+    {"DeviceCountError", &PyExc_ValueError}, {"InputSplitError", &PyExc_ValueError},  // and ValueError for these
 };
 
 PyObject* exception_type_for(const std::string& kind) {
