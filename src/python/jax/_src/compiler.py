@@ -25,8 +25,7 @@ def backend_compile_and_load(backend, program, *args, **kwargs):
 
 
 def compile_traced(program):
-    """What api.jit/pmap call on a cache miss at top level: through the
-    module attribute, so a patched backend_compile_and_load is the one used."""
+    """What api.jit/pmap call on a cache miss at top level. The global name is
+    looked up at each call, so a patched backend_compile_and_load is used."""
     from jax._src import api
-    import sys
-    return sys.modules[__name__].backend_compile_and_load(Backend(api.default_backend()), program)
+    return backend_compile_and_load(Backend(api.default_backend()), program)

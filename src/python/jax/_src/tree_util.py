@@ -278,15 +278,24 @@ class PyTreeDef:
             if d.kind == 'leaf':
                 out.append(x)
                 return
-            shallow = _flatten_one_level(x)
-            if shallow is None or shallow[0] != d._node_type() or len(shallow[1]) != len(d._children) or \
-                    (d.kind in ('dict', 'custom') and shallow[2] != d.meta):
+            kids = d._children_of(x, compare_custom_aux=True)
+            if kids is None:
                 raise ValueError(f'Tree structure mismatch: expected {d}, got a value with structure '
                                  f'{tree_structure(x)}.')
-            for c, k in zip(d._children, shallow[1]):
+            for c, k in zip(d._children, kids):
                 walk(c, k)
         walk(self, tree)
         return out
+
+    def _children_of(self, x, compare_custom_aux):
+        """x's children when x's root node is this treedef's (same type, arity,
+        dict keys, and with compare_custom_aux a custom node's aux data), else None."""
+        shallow = _flatten_one_level(x)
+        if shallow is None or shallow[0] != self._node_type() or len(shallow[1]) != len(self._children):
+            return None
+        if (self.kind == 'dict' or (compare_custom_aux and self.kind == 'custom')) and shallow[2] != self.meta:
+            return None
+        return shallow[1]
 
     def _node_type(self):
         if self.kind == 'custom':
@@ -547,13 +556,12 @@ def broadcast_prefix(prefix_tree, full_treedef, what, is_spec=_axis_spec):
         if is_spec(prefix) or d.kind == 'leaf':
             out.extend([prefix] * d.num_leaves)
             return
-        shallow = _flatten_one_level(prefix)
-        if shallow is None or shallow[0] != d._node_type() or len(shallow[1]) != len(d._children) or \
-                (d.kind == 'dict' and shallow[2] != d.meta):
+        kids = d._children_of(prefix, compare_custom_aux=False)
+        if kids is None:
             # JAX names the whole specification and value tree, not the part that differs.
             raise ValueError(f'{what} specification must be a tree prefix of the corresponding value, got '
                              f'specification {prefix_tree!r} for value tree {full_treedef}.')
-        for p, c in zip(shallow[1], d._children):
+        for p, c in zip(kids, d._children):
             walk(p, c)
     walk(prefix_tree, full_treedef)
     return out
