@@ -102,10 +102,14 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         }
         h.strict = value == "1";
       } else if (key == "expect") {
+        const bool exit_status = value.rfind("exit:", 0) == 0 && value.size() > 5 && value.size() <= 8 &&
+                                 value.find_first_not_of("0123456789", 5) == std::string::npos &&
+                                 std::stoi(value.substr(5)) >= 1 && std::stoi(value.substr(5)) <= 255;
         if (value != "ok" && value != "deadlock" && value != "mismatch" &&
-            !(value.rfind("error:", 0) == 0 && value.size() > 6)) {
+            !(value.rfind("error:", 0) == 0 && value.size() > 6) && !exit_status) {
           bad(path, line, raw, "expect=" + value + " is not an outcome",
-              "use expect=ok, expect=deadlock, expect=mismatch or expect=error:KIND (e.g. error:NameError)");
+              "use expect=ok, expect=deadlock, expect=mismatch, expect=error:KIND (e.g. error:NameError) or "
+              "expect=exit:N (the program's own sys.exit(N), 1..255)");
         }
         h.expect = value;
       } else if (key == "requires") {

@@ -96,6 +96,7 @@ Json RunOutcome::to_json() const {
   j.set("file", file);
   j.set("status", status);
   j.set("exit_code", exit_code);
+  if (status == "exit") j.set("exit_call", exit_call);
   j.set("error_kind", report ? Json(report->kind) : Json());
   j.set("message", report ? Json(report->message) : Json());
   j.set("where", report ? loc_to_json(report->where) : Json());
@@ -118,6 +119,12 @@ std::string RunOutcome::summary() const {
            (local_device_count > 0 && local_device_count != device_count
                 ? " (" + std::to_string(local_device_count) + " in this process)"
                 : "");
+  }
+  if (status == "exit") {
+    // The program's own status, as python3 gives it: told apart from
+    // spmdsim's codes (2, 3, 4) by this line and by status "exit" in JSON.
+    return "exit " + std::to_string(exit_code) + ": the program ended with " + exit_call + " after " +
+           std::to_string(pmap_runs) + " pmap run" + (pmap_runs == 1 ? "" : "s");
   }
   return status + (report ? " (" + report->kind + ")" : "") + ", exit code " + std::to_string(exit_code);
 }
@@ -284,7 +291,12 @@ RunOutcome run_scenario(const RunSettings& settings, std::ostream& out, std::ost
       po.max_host_seconds = settings.max_seconds;
       po.strict = settings.strict || header.strict.value_or(false);
       po.argv = settings.program_args;
-      python::run_program(settings.path, text, po);
+      const python::ProgramExit ended = python::run_program(settings.path, text, po);
+      if (ended.status != 0) {
+        outcome.status = "exit";
+        outcome.exit_code = ended.status;
+        outcome.exit_call = ended.call;
+      }
       outcome.devices = status->statuses();
       outcome.pmap_runs = status->runs();
     } catch (Error& e) {

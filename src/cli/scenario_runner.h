@@ -55,8 +55,9 @@ struct RunSettings {
 
 struct RunOutcome {
   std::string file;
-  std::string status = "ok";  // ok | deadlock | mismatch | error | interrupted
-  int exit_code = 0;
+  std::string status = "ok";  // ok | exit | deadlock | mismatch | error | interrupted
+  int exit_code = 0;          // "exit": the program's own sys.exit status, as python3 gives it
+  std::string exit_call;      // "exit": e.g. "sys.exit(3)"
   std::optional<Report> report;       // the error, if any
   std::vector<DeviceStatus> devices;  // where each device of the last pmap run stands
   int pmap_runs = 0;

@@ -47,6 +47,7 @@ namespace {
 
 std::string got_of(const RunOutcome& o) {
   if (o.status == "error" || o.status == "interrupted") return "error:" + (o.report ? o.report->kind : "?");
+  if (o.status == "exit") return "exit:" + std::to_string(o.exit_code);
   return o.status;
 }
 

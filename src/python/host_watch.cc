@@ -2,6 +2,9 @@
 
 #include <Python.h>
 
+#include <pybind11/pybind11.h>
+#include <signal.h>
+
 #include <atomic>
 #include <chrono>
 #include <sstream>
@@ -19,6 +22,7 @@ namespace {
 // _spmd.HostStop in the main thread.
 std::mutex g_stop_mu;
 std::exception_ptr g_stop_error;
+bool g_stop_delivered = false;  // the wake handler raised it (under g_stop_mu)
 
 using clock = std::chrono::steady_clock;
 
@@ -51,6 +55,33 @@ std::exception_ptr interrupt_error() {
   return nullptr;
 }
 
+// The signal that wakes a blocked main thread: one programs leave alone.
+int wake_signal() { return SIGRTMAX - 2; }
+
+// The wake signal's Python handler: HostStop once a stop is due.
+PyObject* wake_handler() {
+  static PyObject* handler = pybind11::cpp_function([](pybind11::args) {
+                               {
+                                 std::lock_guard<std::mutex> lock(g_stop_mu);
+                                 if (!g_stop_error || g_stop_delivered) return;
+                                 g_stop_delivered = true;
+                               }
+                               PyErr_SetNone(host_stop_type());
+                               throw pybind11::error_already_set();
+                             }).release().ptr();
+  return handler;
+}
+
+// Whether the wake signal still runs wake_handler (the program may have
+// taken it since). Needs the GIL.
+bool wake_handler_installed() {
+  try {
+    return pybind11::module_::import("signal").attr("getsignal")(wake_signal()).is(pybind11::handle(wake_handler()));
+  } catch (const pybind11::error_already_set&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 std::exception_ptr host_stop_error() {
@@ -59,11 +90,30 @@ std::exception_ptr host_stop_error() {
 }
 
 HostWatch::HostWatch(std::function<bool()> interrupted, double max_seconds)
-    : interrupted_(std::move(interrupted)), max_seconds_(max_seconds), main_thread_(PyThread_get_thread_ident()) {
+    : interrupted_(std::move(interrupted)),
+      max_seconds_(max_seconds),
+      main_thread_(PyThread_get_thread_ident()),
+      main_pthread_(pthread_self()) {
   {
     std::lock_guard<std::mutex> lock(g_stop_mu);
     g_stop_error = nullptr;
+    g_stop_delivered = false;
   }
+  // Once per interpreter, where the program's signal is free; it stays (a
+  // handler removed while a signal is on its way is CPython's "ignored due
+  // to race condition" warning), and does nothing without a stop.
+  static const bool installed = [] {
+    try {
+      pybind11::module_ signal = pybind11::module_::import("signal");
+      pybind11::object previous = signal.attr("getsignal")(wake_signal());
+      if (!previous.is_none() && !previous.equal(signal.attr("SIG_DFL"))) return false;
+      signal.attr("signal")(wake_signal(), pybind11::handle(wake_handler()));
+      return true;
+    } catch (const pybind11::error_already_set&) {
+      return false;  // not the main thread: asynchronous exceptions only
+    }
+  }();
+  (void)installed;
   thread_ = std::thread([this] { watch(); });
 }
 
@@ -113,7 +163,13 @@ void HostWatch::watch() {
       std::lock_guard<std::mutex> stop(g_stop_mu);
       g_stop_error = interrupted ? interrupt_error() : budget_error(max_seconds_);
     }
-    PyThreadState_SetAsyncExc(main_thread_, host_stop_type());
+    // The wake handler runs between two bytecodes too, and ends a blocking
+    // call besides; without it, an asynchronous exception.
+    if (wake_handler_installed()) {
+      pthread_kill(main_pthread_, wake_signal());
+    } else {
+      PyThreadState_SetAsyncExc(main_thread_, host_stop_type());
+    }
     gil_releasing();
     PyGILState_Release(gil);
     // Once is enough: the program ends with that error (or has caught it,

@@ -2,12 +2,18 @@
 // Stops the program's Python code on the host when the run is interrupted
 // (SIGINT/SIGTERM reach the Runtime) or its --max-seconds budget runs out,
 // even in a pure-Python loop that never enters spmdsim: a watcher thread
-// raises _spmd.HostStop in the main thread (an asynchronous exception, which
-// user code's `except Exception` does not catch), and the runner reports the
+// raises _spmd.HostStop in the main thread (a BaseException, which user
+// code's `except Exception` does not catch), and the runner reports the
 // Runtime's Interrupted error or BudgetExceeded at the line the program was
 // running. Code inside pmap is stopped by the runtime itself, and time in
 // device runs (Runtime::device_run_time, however the run started: pmap, a
 // jit or a shard_map) counts against the run's budget, not the host's.
+//
+// The stop is a real-time signal to the main thread whose Python handler
+// (installed once, where the program has none of its own on that signal)
+// raises HostStop: it runs between two bytecodes, and it also ends a blocking
+// call (time.sleep, a lock, a thread's join, Event.wait: EINTR), where an
+// asynchronous exception (the fallback) would wait for the call to return.
 
 #include <Python.h>
 
@@ -16,6 +22,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 
 namespace spmd {
@@ -43,6 +50,7 @@ class HostWatch {
   std::condition_variable cv_;
   bool done_ = false;
   unsigned long main_thread_;
+  pthread_t main_pthread_;
   std::thread thread_;
 };
 

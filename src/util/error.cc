@@ -16,7 +16,8 @@ const char* Error::what() const noexcept {
 Outcome outcome_of_kind(std::string_view kind) {
   if (kind == "Deadlock") return Outcome::kDeadlock;
   if (kind == "CollectiveMismatch") return Outcome::kMismatch;
-  if (kind == "Interrupted") return Outcome::kInterrupted;
+  // A KeyboardInterrupt the program raised itself ends it as python3 does: 130.
+  if (kind == "Interrupted" || kind == "KeyboardInterrupt") return Outcome::kInterrupted;
   if (kind == "SyntaxError" || kind == "IndentationError" || kind == "TabError" || kind == "UsageError" ||
       kind == "BackendUnavailable") {
     return Outcome::kBadInput;

@@ -175,7 +175,7 @@ bool module_available(const std::string& module) {
   }
 }
 
-void run_program(const std::string& path, const std::string& source, const RunOptions& options) {
+ProgramExit run_program(const std::string& path, const std::string& source, const RunOptions& options) {
   start_interpreter();
   set_runtime_factory(options.runtime);
   const ProgramText text{path, source};
@@ -190,52 +190,77 @@ void run_program(const std::string& path, const std::string& source, const RunOp
   StreamWriter err{options.err ? options.err : &std::cerr, false};
   py::module_ sys = py::module_::import("sys");
   unload_earlier_run(sys);
-  try {
-    sys.attr("stdout") = py::cast(&out, py::return_value_policy::reference);
-    sys.attr("stderr") = py::cast(&err, py::return_value_policy::reference);
-    py::list argv;
-    argv.append(path);
-    for (const std::string& a : options.argv) argv.append(a);
-    sys.attr("argv") = argv;
-    py::module_::import("_spmd").attr("strict") = options.strict;
-    py::module_ types = py::module_::import("types");
-    py::object main = types.attr("ModuleType")("__main__");
-    main.attr("__file__") = path;
-    main.attr("__builtins__") = py::module_::import("builtins");
-    sys.attr("modules")["__main__"] = main;
-    // Tracebacks and reports quote the text that runs, even when the file on
-    // disk changed since or never existed (a program given as text).
-    py::str text_lines = py::bytes(source).attr("decode")("utf-8", "replace");
-    py::module_::import("linecache").attr("cache")[py::str(path)] =
-        py::make_tuple(source.size(), py::none(), text_lines.attr("splitlines")(true), path);
-    // `import flax` before `import jax` gets the explaining error too.
-    py::module_::import("jax._src.missing_modules").attr("install")();
-    check_utf8_source(path, source);
-    py::object code;
-    try {
-      code = py::module_::import("builtins").attr("compile")(py::bytes(source), path, "exec");
-    } catch (py::error_already_set& e) {
-      throw_spmd_error(e);
+  struct RestoreStreams {
+    py::module_& sys;
+    ~RestoreStreams() {
+      sys.attr("stdout") = sys.attr("__stdout__");
+      sys.attr("stderr") = sys.attr("__stderr__");
     }
+  } restore_streams{sys};
+  sys.attr("stdout") = py::cast(&out, py::return_value_policy::reference);
+  sys.attr("stderr") = py::cast(&err, py::return_value_policy::reference);
+  py::list argv;
+  argv.append(path);
+  for (const std::string& a : options.argv) argv.append(a);
+  sys.attr("argv") = argv;
+  py::module_::import("_spmd").attr("strict") = options.strict;
+  py::module_ types = py::module_::import("types");
+  py::object main = types.attr("ModuleType")("__main__");
+  main.attr("__file__") = path;
+  main.attr("__builtins__") = py::module_::import("builtins");
+  sys.attr("modules")["__main__"] = main;
+  // Tracebacks and reports quote the text that runs, even when the file on
+  // disk changed since or never existed (a program given as text).
+  py::str text_lines = py::bytes(source).attr("decode")("utf-8", "replace");
+  py::module_::import("linecache").attr("cache")[py::str(path)] =
+      py::make_tuple(source.size(), py::none(), text_lines.attr("splitlines")(true), path);
+  // `import flax` before `import jax` gets the explaining error too.
+  py::module_::import("jax._src.missing_modules").attr("install")();
+  check_utf8_source(path, source);
+  py::object code;
+  try {
+    code = py::module_::import("builtins").attr("compile")(py::bytes(source), path, "exec");
+  } catch (py::error_already_set& e) {
+    throw_spmd_error(e);
+  }
+  auto as_error = [](const auto& exception) {
     try {
-      HostWatch watch(options.interrupted ? options.interrupted : [] { return false; }, options.max_host_seconds);
+      throw_spmd_error(exception);
+    } catch (...) {
+      return std::current_exception();
+    }
+  };
+  py::module_ program_exit = py::module_::import("_spmd_program_exit");
+  program_exit.attr("begin")(main, path);
+  ProgramExit ended;
+  std::exception_ptr error;
+  bool stopped = false;  // interrupted or out of time: no more of the program's code runs
+  {
+    // The budget and interrupts cover the whole program, its exit included.
+    HostWatch watch(options.interrupted ? options.interrupted : [] { return false; }, options.max_host_seconds);
+    try {
       py::module_::import("builtins").attr("exec")(code, main.attr("__dict__"));
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_SystemExit)) {
         py::object c = e.value().attr("code");
-        if (c.is_none() || (py::isinstance<py::int_>(c) && c.cast<long>() == 0)) return;
-        throw ProgramError(make_report("SystemExit", "the program called sys.exit(" + std::string(py::repr(c)) + ")"));
+        ended.status = program_exit.attr("exit_status")(c).cast<int>();
+        if (ended.status != 0) ended.call = "sys.exit(" + std::string(py::repr(c)) + ")";
+      } else {
+        stopped = e.matches(host_stop_type());
+        error = as_error(e);
       }
-      throw_spmd_error(e);
     }
-  } catch (...) {
-    sys.attr("stdout") = sys.attr("__stdout__");
-    sys.attr("stderr") = sys.attr("__stderr__");
-    throw;
+    // As CPython after the main module, whatever it ended with (a report of
+    // its error is printed after this, as the run's last word).
+    try {
+      py::object late = program_exit.attr("finish")(main, !stopped);
+      if (!late.is_none() && !error && ended.status == 0) error = as_error(late);
+    } catch (py::error_already_set& e) {
+      if (!error) error = as_error(e);
+    }
   }
-  sys.attr("stdout").attr("flush")();
-  sys.attr("stdout") = sys.attr("__stdout__");
-  sys.attr("stderr") = sys.attr("__stderr__");
+  if (error) std::rethrow_exception(error);
+  return ended;
 }
 
 }  // namespace spmd::python

@@ -35,18 +35,29 @@ struct RunOptions {
   bool strict = false;
 };
 
-/// Runs `source` as the program at `path` (its `__main__`), blocking until it
-/// ends. Throws spmd::Error: SyntaxError (kind "SyntaxError" and its
-/// subclasses, file:line:column) when it does not compile; the runtime's own
-/// error (DeadlockError, CollectiveMismatch, ...) when one escapes the
-/// program; ProgramError whose kind is the Python exception's class name
-/// otherwise, with the user's innermost frame as `where` and the traceback,
-/// without spmdsim's own frames, in `details`. `sys.exit(0)` ends it normally.
+/// How a program that raised nothing ended: the exit status `python3` would
+/// give it (0, or `sys.exit(n)`'s n in 0..255, or 1 for `sys.exit("text")`).
+struct ProgramExit {
+  int status = 0;
+  std::string call;  ///< "sys.exit(3)" when the program called sys.exit with a non-zero status
+};
+
+/// Runs `source` as the program at `path` (its `__main__`, its directory
+/// first on sys.path), blocking until it ends as `python3` ends it: the
+/// non-daemon threads joined, the atexit callbacks run, unclosed files
+/// flushed (_spmd_program_exit.py). Throws spmd::Error: SyntaxError (kind
+/// "SyntaxError" and its subclasses, file:line:column) when it does not
+/// compile; the runtime's own error (DeadlockError, CollectiveMismatch, ...)
+/// when one escapes the program, one of its threads or an atexit callback;
+/// ProgramError whose kind is the Python exception's class name otherwise,
+/// with the user's innermost frame as `where` and the traceback, without
+/// spmdsim's own frames, in `details`. `sys.exit(n)` is no error: its status
+/// is returned.
 ///
 /// The interpreter starts on the first call and lives until the process ends
 /// (numpy cannot be loaded twice); each run gets a fresh `__main__`, and the
 /// modules an earlier run imported (jax included) are unloaded first.
-void run_program(const std::string& path, const std::string& source, const RunOptions& options);
+ProgramExit run_program(const std::string& path, const std::string& source, const RunOptions& options);
 
 /// Whether `module` can be imported by a program (spmdsim's jax, the user's
 /// venv, Debian's packages), without importing it: `spmd test` skips a

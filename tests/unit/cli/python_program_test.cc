@@ -5,6 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
 #include "cli/scenario_runner.h"
 #include "support/temp_scenario.h"
 
@@ -172,7 +178,7 @@ jax.config.update("jax_num_cpu_devices", 4)
 }
 
 TEST_CASE("cpython: a JAX library spmdsim does not provide is named, with what to do", "[cli][cpython]") {
-  RunOutcome o = run_python("flax.py", "import flax.linen as nn\nimport jax\n");
+  RunOutcome o = run_python("uses_flax.py", "import flax.linen as nn\nimport jax\n");
   REQUIRE(o.exit_code == 1);
   REQUIRE(o.report->kind == "ModuleNotFoundError");
   REQUIRE(o.report->message ==
@@ -200,4 +206,38 @@ print(Model(3.0).step(jnp.arange(2.0)))
                             RunSettings{.devices = 2});
   REQUIRE(o.exit_code == 0);
   REQUIRE(o.stdout_text == "[3. 3.]\n");
+}
+
+TEST_CASE("cpython: a program ends as python3 ends it: threads joined, atexit run, files flushed, sys.exit's status",
+          "[cli][cpython][exit]") {
+  const std::string out_file = "/tmp/spmd_exit_test_" + std::to_string(::getpid()) + ".txt";
+  RunOutcome o = run_python("program_exit.py", R"(import atexit, sys, threading, time
+import jax, jax.numpy as jnp
+f = open(')" + out_file + R"(', 'w')
+f.write('result 42\n')
+atexit.register(lambda: print('atexit', jax.pmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')(jnp.ones(4))[0]))
+def work():
+    time.sleep(0.1)
+    print('thread done')
+threading.Thread(target=work).start()
+print('main done')
+sys.exit(2**70)
+)",
+                            RunSettings{.devices = 4});
+  REQUIRE(o.stdout_text == "main done\nthread done\natexit 4.0\n");
+  REQUIRE(o.status == "exit");
+  REQUIRE(o.exit_code == 255);  // CPython: out of a C long's range is -1
+  REQUIRE(o.pmap_runs == 1);
+  std::ifstream in(out_file);
+  std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(written == "result 42\n");
+  std::remove(out_file.c_str());
+}
+
+TEST_CASE("cpython: --max-seconds stops a blocking call and a raised KeyboardInterrupt exits 130", "[cli][cpython][exit]") {
+  RunOutcome o = run_python("sleeps.py", "import time\ntime.sleep(100)\n", RunSettings{.max_seconds = 0.5});
+  REQUIRE(o.report->kind == "BudgetExceeded");
+  REQUIRE(o.report->where.line == 2);
+  RunOutcome k = run_python("interrupts.py", "raise KeyboardInterrupt\n");
+  REQUIRE(k.exit_code == 130);
 }
