@@ -1,5 +1,6 @@
 #include "cli/scenario_header.h"
 
+#include <charconv>
 #include <sstream>
 
 #include "spmd/error.h"
@@ -102,9 +103,11 @@ ScenarioHeader parse_scenario_header(const std::string& text, const std::string&
         }
         h.strict = value == "1";
       } else if (key == "expect") {
-        const bool exit_status = value.rfind("exit:", 0) == 0 && value.size() > 5 && value.size() <= 8 &&
-                                 value.find_first_not_of("0123456789", 5) == std::string::npos &&
-                                 std::stoi(value.substr(5)) >= 1 && std::stoi(value.substr(5)) <= 255;
+        int status = 0;
+        const char* digits_end = value.data() + value.size();
+        const bool exit_status = value.rfind("exit:", 0) == 0 &&
+                                 std::from_chars(value.data() + 5, digits_end, status).ptr == digits_end &&
+                                 value.size() > 5 && status >= 1 && status <= 255;
         if (value != "ok" && value != "deadlock" && value != "mismatch" &&
             !(value.rfind("error:", 0) == 0 && value.size() > 6) && !exit_status) {
           bad(path, line, raw, "expect=" + value + " is not an outcome",

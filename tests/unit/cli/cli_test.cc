@@ -65,6 +65,11 @@ TEST_CASE("cli::header: keys, expectations and errors", "[cli]") {
   };
   REQUIRE(bad("# spmd: devices=zero\n") == "b.py:1: bad spmd header: devices=zero is not a number >= 1");
   REQUIRE(bad("\n# spmd: expect=hang\n") == "b.py:2: bad spmd header: expect=hang is not an outcome");
+  REQUIRE(parse_scenario_header("# spmd: expect=exit:255\n", "b.py").expect == "exit:255");
+  for (const char* status : {"exit:", "exit:0", "exit:256", "exit:+3", "exit:3x"}) {
+    REQUIRE(bad(std::string("# spmd: expect=") + status + "\n") ==
+            std::string("b.py:1: bad spmd header: expect=") + status + " is not an outcome");
+  }
   REQUIRE(bad("# spmd: colour=blue\n") == "b.py:1: bad spmd header: unknown key 'colour'");
   REQUIRE(bad("# spmd: processes=0\n") == "b.py:1: bad spmd header: processes=0 is not a number >= 1");
 }
