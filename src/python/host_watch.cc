@@ -32,9 +32,11 @@ clock::duration device_time() {
   return rt != nullptr ? rt->device_run_time() : clock::duration{};
 }
 
-bool device_run_in_progress() {
+// Whether a device run has the interrupt, or will throw it: in progress, or
+// one took it already.
+bool interrupt_in_runs() {
   Runtime* rt = started_runtime();
-  return rt != nullptr && rt->device_run_in_progress();
+  return rt != nullptr && (rt->device_run_in_progress() || rt->interrupt_reached_run());
 }
 
 std::exception_ptr budget_error(double max_seconds) {
@@ -124,6 +126,12 @@ HostWatch::~HostWatch() {
   }
   cv_.notify_all();
   {
+    // A wake signal still on its way runs its handler at the next bytecode,
+    // wherever that is (the CLI's report code): it must find nothing to raise.
+    std::lock_guard<std::mutex> lock(g_stop_mu);
+    g_stop_delivered = true;
+  }
+  {
     // The watcher may be waiting for the GIL to raise: let it have it.
     FiberSafeGilRelease release;
     thread_.join();
@@ -151,7 +159,11 @@ void HostWatch::watch() {
     // Inside a device run the runtime stops the devices itself and its error,
     // with where every device stood, reaches the program: raising here too
     // would race it with a bare host report.
-    if (interrupted && device_run_in_progress()) continue;
+    // Likewise once a run took the interrupt: its error is on its way to the
+    // program, which may be converting it (a stop raised then would land in
+    // that C++ code). A program that catches it meets it again at its next
+    // pmap; the CLI's grace period ends one that loops on the host instead.
+    if (interrupted && interrupt_in_runs()) continue;
     // An asynchronous exception reaches the main thread between two
     // bytecodes, whatever Python loop it is in (a pending call would wait
     // for the main thread to look). Raising it needs the GIL: the main

@@ -480,7 +480,10 @@ std::vector<Array> pmap_top_level(RuntimeState& runtime, const DeviceFn& fn, std
     runtime.active = &run;
     runtime.active_since = std::chrono::steady_clock::now();
     // Interrupted before this run began: its devices stop before they run.
-    if (runtime.interrupted.load(std::memory_order_acquire)) run.abort(runtime.interrupt_error_locked());
+    if (runtime.interrupted.load(std::memory_order_acquire)) {
+      run.abort(runtime.interrupt_error_locked());
+      runtime.interrupt_reached_run = true;
+    }
   }
   struct Inactive {
     RuntimeState& rt;

@@ -50,6 +50,9 @@ struct RuntimeState {
   // Set by interrupt(), sticky; the reason is guarded by active_mu.
   std::atomic<bool> interrupted{false};
   std::string interrupt_reason;
+  // Whether a top-level run took the interrupt (guarded by active_mu): that
+  // run's pmap throws it, with where every device stood.
+  bool interrupt_reached_run = false;
   /// The "Interrupted" error (lock active_mu first).
   std::exception_ptr interrupt_error_locked() const;
   /// The other processes of a multi-process run (process_count > 1), or null.

@@ -167,7 +167,10 @@ void Runtime::interrupt(const std::string& reason) {
     st.interrupt_reason = reason;
     st.interrupted.store(true, std::memory_order_release);
   }
-  if (st.active != nullptr) st.active->abort(st.interrupt_error_locked());
+  if (st.active != nullptr) {
+    st.active->abort(st.interrupt_error_locked());
+    st.interrupt_reached_run = true;
+  }
 }
 
 bool Runtime::interrupted() const noexcept { return impl_->state.interrupted.load(std::memory_order_acquire); }
@@ -192,6 +195,11 @@ std::chrono::steady_clock::duration Runtime::device_run_time() const {
 bool Runtime::device_run_in_progress() const {
   std::lock_guard<std::mutex> lock(impl_->state.active_mu);
   return impl_->state.active != nullptr;
+}
+
+bool Runtime::interrupt_reached_run() const {
+  std::lock_guard<std::mutex> lock(impl_->state.active_mu);
+  return impl_->state.interrupt_reached_run;
 }
 
 ArenaUsage Runtime::arena_usage(DeviceId device) const {

@@ -154,9 +154,11 @@ print(jax.pmap(f)(jnp.arange(2.0)))
                 std::string("exec ") + SPMD_BIN_PATH + " run " + path + " --devices 2 --breakpoints prompt < " + fifo});
   REQUIRE(p.read_err_until("(spmd-pdb) "));
   p.signal(SIGTERM);
-  CHECK(p.wait() == 143);
+  const int status = p.wait();
   ::close(writer);
   std::filesystem::remove(fifo);
+  INFO("stderr:\n" << p.err());
+  CHECK(status == 143);
   CHECK(p.err().find("(interrupted: continuing, so every device stops where it stands)") != std::string::npos);
   CHECK(p.err().find("error[Interrupted]: interrupted by SIGTERM") != std::string::npos);
 }
