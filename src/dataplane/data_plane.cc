@@ -216,6 +216,11 @@ void reduce_into(CollectiveKind kind, const std::vector<const T*>& in, Out* out,
       for (std::int64_t i = 0; i < len; ++i) {
         if constexpr (kWraps<A>) {
           acc[i] = static_cast<A>(acc[i]);  // ints: divided below in double
+        } else if constexpr (!std::is_same_v<A, T>) {
+          // Halves: JAX's pmean is psum, then a divide in the operand's type,
+          // so a sum past the type's range is inf before it is divided. A
+          // float quotient of two halves rounds to the half one exactly.
+          acc[i] = to_acc(narrow<T>(acc[i])) / static_cast<A>(count);
         } else {
           acc[i] = static_cast<A>(acc[i] / static_cast<A>(count));
         }

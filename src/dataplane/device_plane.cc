@@ -124,7 +124,10 @@ struct Executor {
           OnMember on(member(ranks[i]));
           Array res = acc[i];
           if (sig.kind == CollectiveKind::kPmean) {
-            if (is_floating(work)) {
+            if (is_half(in_dtype)) {
+              // As JAX: the sum in the operand's type (inf past its range), then the divide.
+              res = binary(BinaryOp::kDivide, astype(res, in_dtype), Array::scalar(count, in_dtype, true));
+            } else if (is_floating(work)) {
               res = binary(BinaryOp::kDivide, res, Array::scalar(count, work, true));
             } else {  // ints: the signed sum divided in float64, as the host does
               res = binary(BinaryOp::kDivide, astype(res, DType::kFloat64), Array::scalar(count, DType::kFloat64, true));

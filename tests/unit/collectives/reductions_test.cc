@@ -45,7 +45,11 @@ std::vector<double> reference(CollectiveKind kind, const Array& x, int n, std::i
         float v = static_cast<float>(in[static_cast<std::size_t>(d * per + k)]);
         acc = kind == CollectiveKind::kPmax ? std::max(acc, v) : kind == CollectiveKind::kPmin ? std::min(acc, v) : acc + v;
       }
-      if (kind == CollectiveKind::kPmean) acc = acc / static_cast<float>(n);
+      if (kind == CollectiveKind::kPmean) {
+        // Halves, as JAX: the sum rounded to the operand's type, then divided.
+        if (x.dtype() != DType::kFloat32) acc = static_cast<float>(Array::scalar(acc, x.dtype()).element_as_double(0));
+        acc = acc / static_cast<float>(n);
+      }
       // Round to the storage type as the runtime does.
       out.push_back(Array::scalar(acc, x.dtype()).element_as_double(0));
     } else {
@@ -131,6 +135,26 @@ TEST_CASE("collectives::reduce: outputs written past the caches (>= 16 MiB in al
     auto diff = std::mismatch(got.begin(), got.end(), ref.begin());
     INFO("device " << d << ", first difference at element " << (diff.first - got.begin()));
     REQUIRE(diff.first == got.end());
+  }
+}
+
+TEST_CASE("collectives::reduce: pmean of halves overflows where their psum does, as in JAX", "[collectives]") {
+  // Real JAX 0.8.1 on 2 CPU devices: pmean of [[60000, 1], [60000, 2]] in
+  // float16 is [inf, 1.5] (psum, then a divide in float16); bfloat16's range
+  // ends near 3.39e38.
+  auto dtype = GENERATE(DType::kFloat16, DType::kBFloat16);
+  const double big = dtype == DType::kFloat16 ? 60000 : 2e38;
+  Runtime rt({.devices = 2});
+  const std::vector<double> values{big, 1, big, 2};
+  Array x = Array::from_doubles(values, {2, 2}, dtype);
+  auto out = run_on(rt, 2, {x}, [](std::span<const Array> a) { return std::vector<Array>{pmean(a[0], "i")}; });
+  INFO(dtype_name(dtype));
+  REQUIRE(out[0].dtype() == dtype);
+  for (int d = 0; d < 2; ++d) {
+    auto r = row(out[0], d);
+    REQUIRE(std::isinf(r[0]));
+    REQUIRE(r[0] > 0);
+    REQUIRE(r[1] == 1.5);
   }
 }
 
