@@ -8,6 +8,7 @@ that all devices brought the same collective and reports deadlocks exactly.
 import builtins
 import enum
 import math
+import operator
 
 import numpy as np
 
@@ -292,6 +293,30 @@ def pshuffle(x, axis_name, perm):
     return ppermute(x, axis_name, [(int(src), i) for i, src in enumerate(perm)])
 
 
+def _device_index(value, pair, perm):
+    try:
+        return operator.index(value)
+    except TypeError:
+        err = TypeError(f'ppermute perm entries must be integer device indices, got {value!r} '
+                        f'({type(value).__name__}) in the pair {pair} of perm={list(perm)}')
+        err._spmd_hint = 'a device index along the axis is an int in 0..size-1: int(...), or // where / was meant'
+        raise err from None
+
+
+def _permutation_pairs(perm):
+    """perm as (source, destination) pairs of Python ints. JAX indexes a list
+    with each entry, so a float is its TypeError; a pair of another length
+    its unpacking ValueError."""
+    pairs = []
+    for pair in perm:
+        pair = tuple(pair)
+        if len(pair) != 2:
+            raise ValueError(f'ppermute perm entries must be (source, destination) pairs, got {pair} in '
+                             f'perm={list(perm)}')
+        pairs.append(tuple(_device_index(v, pair, perm) for v in pair))
+    return pairs
+
+
 def _check_permutation(perm):
     """As JAX checks when it traces a ppermute: each device sends at most one
     value and receives at most one."""
@@ -311,12 +336,9 @@ def _check_permutation(perm):
 
 def ppermute(x, axis_name, perm):
     axes = _axes_param(axis_name)
-    perm = [tuple(p) for p in perm]
+    perm = _permutation_pairs(perm)
     _check_permutation(perm)
-    flat = []
-    for pair in perm:
-        src, dst = pair
-        flat += [int(src), int(dst)]
+    flat = [index for pair in perm for index in pair]
     return tree_util.tree_map(lambda leaf: bind1('ppermute', leaf, axes=axes, perm=tuple(flat)), x)
 
 
