@@ -245,6 +245,10 @@ int main(int argc, char** argv) {
     if (!log_spec.empty()) spmd::set_log_level(log_spec);
     const spmd::cli::ProcessLayout layout = *run ? spmd::cli::process_layout_for(run_settings) : spmd::cli::ProcessLayout{};
     const int processes = layout.processes;
+    if (*run) {
+      spmd::cli::check_distinct_outputs({{"the program", run_settings.path}},
+                                        {{"--trace", run_settings.trace_path}, {"--timeline", run_settings.timeline_path}});
+    }
     if (*run && processes > 1 && !run_settings.process_id) {
       if (run_format == "json") {
         throw CLI::ValidationError("--format", "json needs one process per command: start each with --process-id");
@@ -290,6 +294,9 @@ int main(int argc, char** argv) {
         code = o.exit_code;
       }
     } else if (*test) {
+      std::vector<spmd::cli::NamedPath> scenarios;
+      for (const std::string& p : test_paths) scenarios.emplace_back("a scenario given to spmd test", p);
+      spmd::cli::check_distinct_outputs(scenarios, {{"--junit", junit}});
       apply_sizes(test_settings, test_arena, test_stack);
       code = spmd::cli::run_tests(test_paths, test_settings, junit, std::cout);
     } else if (*replay) {
@@ -308,6 +315,9 @@ int main(int argc, char** argv) {
         return text + "\n";
       });
     } else if (*diagnose) {
+      std::vector<spmd::cli::NamedPath> logs;
+      for (const std::string& p : diagnose_files) logs.emplace_back("an input of spmd diagnose", p);
+      spmd::cli::check_distinct_outputs(logs, {{"--timeline", diagnose_timeline}});
       spmd::DiagnoseOptions opts;
       opts.timeline_path = diagnose_timeline;
       opts.repro = "spmd diagnose " + joined(diagnose_files);

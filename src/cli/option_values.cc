@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <system_error>
 
 namespace spmd::cli {
 
@@ -77,6 +79,37 @@ const CLI::Validator& output_path() {
       },
       "PATH");
   return v;
+}
+
+namespace {
+
+// The path as the file system resolves it: links and ".." followed, so two
+// spellings of one file compare equal even before it exists.
+std::filesystem::path resolved(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+  return ec ? std::filesystem::path(path).lexically_normal() : p;
+}
+
+}  // namespace
+
+void check_distinct_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    if (path.empty()) continue;
+    const std::filesystem::path out = resolved(path);
+    for (const auto& [what, input] : inputs) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(input, ec) || resolved(input) != out) continue;
+      throw CLI::ValidationError(option, "'" + path + "' is " + what + ": writing it would overwrite it (hint: name "
+                                                                       "a new file, e.g. " + path + ".out)");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (outputs[j].second.empty() || resolved(outputs[j].second) != out) continue;
+      throw CLI::ValidationError(option, "'" + path + "' is also the file of " + outputs[j].first +
+                                             ": one would overwrite the other (hint: give each its own file)");
+    }
+  }
 }
 
 }  // namespace spmd::cli

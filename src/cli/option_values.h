@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace spmd::cli {
 
@@ -22,5 +24,14 @@ const CLI::Validator& seconds();
 const CLI::Validator& non_negative_integer();
 /// An output file: an empty path would silently write nothing.
 const CLI::Validator& output_path();
+
+/// An option and the path it names ("--trace", "run.jsonl").
+using NamedPath = std::pair<std::string, std::string>;
+/// Refuses (CLI::ValidationError) an output that is one of the inputs or
+/// another output, as spelled or through links: `--trace prog.py` would
+/// overwrite the program, `--trace X --timeline X` keep only one of them.
+/// Unset outputs (empty paths) are skipped; directories among the inputs
+/// are not compared.
+void check_distinct_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
 }  // namespace spmd::cli

@@ -13,6 +13,7 @@
 #include "spmd/error.h"
 #include "util/input_file.h"
 #include "util/output_file.h"
+#include "util/utf8.h"
 
 namespace spmd::cli {
 
@@ -125,21 +126,29 @@ TestResult test_scenario(const std::string& path, const RunSettings& base) {
 }
 
 namespace {
+// Text as XML 1.0 character data: the markup characters escaped, and what
+// XML cannot hold at all (controls but tab, newline and return; U+FFFE and
+// U+FFFF; bytes that are not UTF-8) as U+FFFD, so the file stays
+// well-formed whatever the program printed.
 std::string xml_escape(const std::string& s) {
   std::string o;
-  for (char c : s) {
-    switch (c) {
+  std::string_view rest = s;
+  while (!rest.empty()) {
+    const std::size_t n = utf8_sequence_length(rest);
+    const std::uint32_t cp = n == 0 ? 0xFFFD : utf8_code_point(rest, n);
+    switch (cp) {
       case '<': o += "&lt;"; break;
       case '>': o += "&gt;"; break;
       case '&': o += "&amp;"; break;
       case '"': o += "&quot;"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          o += ' ';
+        if (n == 0 || (cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF) {
+          append_utf8(o, 0xFFFD);
         } else {
-          o += c;
+          o.append(rest.substr(0, n));
         }
     }
+    rest.remove_prefix(n == 0 ? 1 : n);
   }
   return o;
 }

@@ -53,4 +53,11 @@ std::size_t utf8_sequence_length(std::string_view s) {
   return n;
 }
 
+std::uint32_t utf8_code_point(std::string_view s, std::size_t length) {
+  static constexpr unsigned char kLeadBits[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  std::uint32_t cp = static_cast<unsigned char>(s[0]) & kLeadBits[length];
+  for (std::size_t i = 1; i < length; ++i) cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3F);
+  return cp;
+}
+
 }  // namespace spmd

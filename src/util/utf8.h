@@ -16,5 +16,8 @@ void append_utf8(std::string& out, std::uint32_t cp);
 /// when it starts with a byte that is not one (stray continuation, overlong
 /// form, surrogate, past U+10FFFF, truncated).
 std::size_t utf8_sequence_length(std::string_view s);
+/// The code point of the valid sequence of `length` bytes (from
+/// utf8_sequence_length, not 0) at the start of `s`.
+std::uint32_t utf8_code_point(std::string_view s, std::size_t length);
 
 }  // namespace spmd

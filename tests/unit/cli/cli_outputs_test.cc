@@ -5,6 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "support/subprocess.h"
 #include "support/temp_scenario.h"
 #include "spmd/util/json.h"
@@ -41,6 +45,34 @@ TEST_CASE("cli::outputs: a trace, timeline or JUnit file that cannot be written 
   CHECK(has(missing_dir.err(), "cannot open the JUnit file '/nonexistent/dir/j.xml': No such file or directory"));
 }
 
+TEST_CASE("cli::outputs: an output that is an input or another output is a usage error", "[cli][outputs]") {
+  // Issue 36, finding 16: --trace X --timeline X kept only the timeline, and
+  // --trace prog.py overwrote the program.
+  const std::string prog = program_path();
+  const std::string dir = std::filesystem::path(prog).parent_path().string();
+  const std::string out = dir + "/same.out";
+  std::filesystem::remove(out);
+  Subprocess same({SPMD_BIN_PATH, "run", prog, "--trace", out, "--timeline", out});
+  CHECK(same.wait() == 2);
+  CHECK(has(same.err(), "spmd: --timeline: '" + out + "' is also the file of --trace: one would overwrite the other "
+                        "(hint: give each its own file)"));
+  CHECK_FALSE(std::filesystem::exists(out));
+  // Through another spelling of the program's path, too.
+  const std::string respelled = dir + "/../" + std::filesystem::path(dir).filename().string() + "/prog.py";
+  Subprocess program({SPMD_BIN_PATH, "run", prog, "--trace", respelled});
+  CHECK(program.wait() == 2);
+  CHECK(has(program.err(), "spmd: --trace: '" + respelled + "' is the program: writing it would overwrite it"));
+  std::ifstream still(prog);
+  CHECK(std::string(std::istreambuf_iterator<char>(still), {}) == kProgram);
+  Subprocess junit({SPMD_BIN_PATH, "test", prog, "--junit", prog});
+  CHECK(junit.wait() == 2);
+  CHECK(has(junit.err(), "spmd: --junit: '" + prog + "' is a scenario given to spmd test"));
+  const std::string log = spmd::testing::write_temp_scenario("spmd_cli_outputs_test", "nccl.log", "host:1:1 [0] NCCL INFO x\n");
+  Subprocess diagnose({SPMD_BIN_PATH, "diagnose", log, "--timeline", log});
+  CHECK(diagnose.wait() == 2);
+  CHECK(has(diagnose.err(), "spmd: --timeline: '" + log + "' is an input of spmd diagnose"));
+}
+
 TEST_CASE("cli::outputs: a failed run keeps its verdict and says the trace was lost", "[cli][outputs]") {
   const std::string prog = spmd::testing::write_temp_scenario(
       "spmd_cli_outputs_test", "hang.py",
@@ -70,4 +102,25 @@ TEST_CASE("cli::outputs: --format json is valid JSON whatever bytes the program 
   CHECK(p.wait() == 0);
   spmd::Json doc = spmd::Json::parse(p.out(), "stdout", 0);
   CHECK(doc.find("stdout")->as_string() == "\xEF\xBF\xBD\xEF\xBF\xBD raw\ntext \xE2\x82\xAC\n");
+}
+
+TEST_CASE("cli::outputs: the JUnit file stays well-formed XML whatever the program printed", "[cli][outputs]") {
+  // Issue 36, finding 15: U+FFFE in a failure's stdout diff was written raw.
+  // XML 1.0 cannot hold it, nor U+FFFF, controls other than tab, newline and
+  // return, or bytes that are not UTF-8: each becomes U+FFFD; é stays é.
+  const std::string prog = spmd::testing::write_temp_scenario(
+      "spmd_cli_outputs_test", "odd_text.py",
+      "# spmd: expect=ok\n# spmd: expect-stdout: x\nimport sys\n"
+      "sys.stdout.write('a\\ufffe b\\uffff c\\x01 d\\u00e9 e<&>\\n')\n");
+  const std::string xml_path = prog + ".xml";
+  Subprocess p({SPMD_BIN_PATH, "test", prog, "--junit", xml_path});
+  CHECK(p.wait() == 1);
+  std::ifstream in(xml_path, std::ios::binary);
+  const std::string xml(std::istreambuf_iterator<char>(in), {});
+  INFO(xml);
+  const std::string replacement = "\xEF\xBF\xBD";
+  CHECK(has(xml, "a" + replacement + " b" + replacement + " c" + replacement + " d\xC3\xA9 e&lt;&amp;&gt;"));
+  CHECK_FALSE(has(xml, "\xEF\xBF\xBE"));
+  CHECK_FALSE(has(xml, "\xEF\xBF\xBF"));
+  CHECK_FALSE(has(xml, "\x01"));
 }

@@ -171,6 +171,17 @@ TEST_CASE("cli::test: expectations pass and fail with reasons", "[cli]") {
   REQUIRE_THROWS_AS(collect_scenarios({"/nonexistent"}), InvalidArgument);
 }
 
+TEST_CASE("cli::test: the JUnit XML replaces bytes that are not UTF-8 and characters XML cannot hold", "[cli]") {
+  TestResult t;
+  t.file = "bad\xff.py";
+  t.problems = {"stdout differs: \xC3(\xED\xA0\x80)\x7F\r\xF0\x9F\x98\x80 \x0B"};
+  const std::string xml = junit_xml({t});
+  CHECK(xml.find("name=\"bad\xEF\xBF\xBD.py\"") != std::string::npos);
+  // A lone lead byte, a surrogate's three bytes, DEL and CR kept, an emoji kept, vertical tab.
+  CHECK(xml.find("stdout differs: \xEF\xBF\xBD(\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD)\x7F\r\xF0\x9F\x98\x80 \xEF\xBF\xBD") !=
+        std::string::npos);
+}
+
 TEST_CASE("cli::test: requires= skips a scenario whose module cannot be imported, runs one that can", "[cli]") {
   std::string needs = write_temp("needs.py", "# spmd: requires=json,no_such_module_xyz expect=ok\nimport no_such_module_xyz\n");
   TestResult skipped = test_scenario(needs, RunSettings{});
