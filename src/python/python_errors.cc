@@ -19,6 +19,36 @@ namespace {
 
 const ProgramText* g_program = nullptr;
 
+// A Python str as UTF-8 for a report, never an exception: a lone surrogate
+// (os.fsdecode of a name that is not UTF-8) comes out as \udcff, as CPython
+// writes it to stderr, so the text and any JSON holding it stay valid.
+std::string utf8_text(PyObject* text) {
+  if (text == nullptr || !PyUnicode_Check(text)) return {};
+  Py_ssize_t size = 0;
+  if (const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size)) return std::string(utf8, static_cast<std::size_t>(size));
+  PyErr_Clear();
+  py::object bytes = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(text, "utf-8", "backslashreplace"));
+  if (!bytes) {
+    PyErr_Clear();
+    return {};
+  }
+  return std::string(PyBytes_AS_STRING(bytes.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.ptr())));
+}
+
+// str(obj) for a report; `failed` when its __str__ raises (CPython prints
+// "<exception str() failed>" for an exception whose __str__ does).
+std::string str_text(const py::handle& obj, const char* failed = "<str() failed>") {
+  py::object text = py::reinterpret_steal<py::object>(PyObject_Str(obj.ptr()));
+  if (!text) {
+    PyErr_Clear();
+    return failed;
+  }
+  return utf8_text(text.ptr());
+}
+
+// An exception's message, as CPython's traceback prints it.
+std::string exception_text(const py::handle& exc) { return str_text(exc, "<exception str() failed>"); }
+
 // Column of a 0-based UTF-8 byte offset within `line`, 1-based in characters.
 std::uint32_t column_of(const std::string& line, long byte_offset) {
   std::uint32_t col = 1;
@@ -40,11 +70,11 @@ std::string line_of(const std::string& text, std::uint32_t n) {
 }
 
 [[noreturn]] void throw_syntax_error(const py::handle& v, const std::string& path, const std::string& source) {
-  std::string kind = py::str(py::type::of(v).attr("__name__"));
-  std::string msg = py::str(v.attr("msg"));
+  std::string kind = str_text(py::type::of(v).attr("__name__"));
+  std::string msg = str_text(v.attr("msg"));
   SourceLoc where;
   py::object file = v.attr("filename");
-  where.file = intern_path(file.is_none() ? path : file.cast<std::string>());
+  where.file = intern_path(file.is_none() ? path : str_text(file));
   py::object lineno = v.attr("lineno");
   py::object offset = v.attr("offset");
   where.line = lineno.is_none() ? 0 : lineno.cast<std::uint32_t>();
@@ -137,7 +167,7 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   bool last_is_users = false;
   py::object entry = py::reinterpret_borrow<py::object>(trace);
   for (auto f : frames) {
-    std::string file = f.attr("filename").cast<std::string>();
+    std::string file = str_text(f.attr("filename"));
     if (file.rfind(ours, 0) != 0) {
       kept.append(f);
       const bool users = !is_library_file(file);
@@ -150,12 +180,12 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
     if (!entry.is_none()) entry = entry.attr("tb_next");
   }
   if (py::len(kept) == 0) return u;
-  u.where.file = intern_path(last.attr("filename").cast<std::string>());
+  u.where.file = intern_path(str_text(last.attr("filename")));
   u.where.line = last.attr("lineno").cast<std::uint32_t>();
   py::object col = last.attr("colno");
   py::object text = last.attr("line");
   const bool in_program = !path.empty() && u.where.file == intern_path(path);
-  std::string full = in_program ? line_of(source, u.where.line) : (text.is_none() ? "" : text.cast<std::string>());
+  std::string full = in_program ? line_of(source, u.where.line) : (text.is_none() ? "" : str_text(text));
   if (!col.is_none()) u.where.column = column_of(full, col.cast<long>());
   // An `if` on a bare value: CPython points at the whole statement; the
   // position of the value tested is what the user needs.
@@ -172,7 +202,7 @@ UserFrames user_frames(const py::handle& trace, const std::string& path, const s
   py::object formatted = summary.is_none() ? py::list() : call(summary.attr("format"), {});
   py::list lines = formatted.is_none() ? py::list() : py::list(formatted);
   for (auto l : lines) {
-    std::string s = py::str(l);
+    std::string s = str_text(l);
     while (!s.empty() && s.back() == '\n') s.pop_back();
     std::size_t pos = 0;
     while (pos <= s.size()) {
@@ -194,7 +224,7 @@ std::string spelling_hint(const py::handle& exc, const py::handle& trace) {
   py::list candidates;
   if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_ImportError)) {
     // "cannot import name 'pmapp' from 'jax' (...)": the module's names.
-    std::string message = py::str(exc);
+    std::string message = exception_text(exc);
     const std::string lead = "cannot import name '";
     if (message.rfind(lead, 0) != 0 || py::module_::import("sys").attr("modules").attr("get")(name).is_none()) return {};
     std::string missing = message.substr(lead.size(), message.find('\'', lead.size()) - lead.size());
@@ -245,11 +275,11 @@ std::string spelling_hint(const py::handle& exc, const py::handle& trace) {
     }
   }
   if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_SyntaxError)) throw_syntax_error(exc, path, source);
-  std::string kind = py::str(py::type::of(exc).attr("__name__"));
-  std::string message = py::str(exc);
+  std::string kind = str_text(py::type::of(exc).attr("__name__"));
+  std::string message = exception_text(exc);
   Report r = make_report(kind, message);
   py::object hint = py::getattr(exc, "_spmd_hint", py::none());
-  if (!hint.is_none()) r.hint = py::str(hint);
+  if (!hint.is_none()) r.hint = str_text(hint);
   if (PyErr_GivenExceptionMatches(exc.ptr(), PyExc_NameError) && r.hint.empty()) {
     r.hint = import_hint(py::getattr(exc, "name", py::none()));
   }

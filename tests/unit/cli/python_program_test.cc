@@ -241,3 +241,52 @@ TEST_CASE("cpython: --max-seconds stops a blocking call and a raised KeyboardInt
   RunOutcome k = run_python("interrupts.py", "raise KeyboardInterrupt\n");
   REQUIRE(k.exit_code == 130);
 }
+
+TEST_CASE("cpython: an exception whose __str__ raises, or whose text holds a lone surrogate, is reported",
+          "[cli][cpython]") {
+  // Issue 36, findings 3 and 5: both aborted the run (pybind11's
+  // error_already_set, UnicodeEncodeError). CPython prints
+  // "E: <exception str() failed>" and writes a surrogate as \udcff.
+  const std::string bad_str = "class E(Exception):\n    def __str__(self):\n        raise ValueError('no')\n";
+  for (const std::string where : {"raise E()\n", "import jax, jax.numpy as jnp\n"
+                                                 "def f(x):\n    raise E()\njax.pmap(f)(jnp.ones(2))\n"}) {
+    INFO(where);
+    RunOutcome o = run_python("str_fails.py", bad_str + where, RunSettings{.devices = 2});
+    REQUIRE(o.report);
+    CHECK(o.exit_code == 1);
+    CHECK(o.report->kind == "E");
+    CHECK(o.report->message == "<exception str() failed>");
+    CHECK(o.report->where.line >= 4);
+    REQUIRE_FALSE(o.report->details.empty());
+    CHECK(o.report->details.back() == "E: <exception str() failed>");
+  }
+  RunOutcome s = run_python("surrogate.py", "import os\nraise ValueError(os.fsdecode(b'bad\\xff.txt'))\n");
+  REQUIRE(s.report);
+  CHECK(s.exit_code == 1);
+  CHECK(s.report->kind == "ValueError");
+  CHECK(s.report->message == "bad\\udcff.txt");
+  CHECK(s.report->where.line == 2);
+  CHECK(s.to_json().dump().find("bad\\\\udcff.txt") != std::string::npos);
+}
+
+TEST_CASE("cpython: a ppermute pair that is not two integer device indices is an error", "[cli][cpython]") {
+  // Issue 36, finding 13: perm=[(0.5, 1)] acted as (0, 1). Real JAX 0.8.1
+  // fails too ("list indices must be integers or slices, not float").
+  RunOutcome f = run_python("perm_float.py", "import jax, jax.numpy as jnp\n"
+                                             "g = lambda x: jax.lax.ppermute(x, 'i', [(0.5, 1), (1, 0)])\n"
+                                             "jax.pmap(g, axis_name='i')(jnp.arange(2.0))\n",
+                            RunSettings{.devices = 2});
+  REQUIRE(f.report);
+  CHECK(f.report->kind == "TypeError");
+  CHECK(f.report->message == "ppermute perm entries must be integer device indices, got 0.5 (float) in the pair "
+                             "(0.5, 1) of perm=[(0.5, 1), (1, 0)]");
+  CHECK(f.report->where.line == 2);
+  RunOutcome t = run_python("perm_triple.py", "import jax, jax.numpy as jnp\n"
+                                              "jax.pmap(lambda x: jax.lax.ppermute(x, 'i', [(0, 1, 2)]), "
+                                              "axis_name='i')(jnp.arange(2.0))\n",
+                            RunSettings{.devices = 2});
+  REQUIRE(t.report);
+  CHECK(t.report->kind == "ValueError");
+  CHECK(t.report->message == "ppermute perm entries must be (source, destination) pairs, got (0, 1, 2) in "
+                             "perm=[(0, 1, 2)]");
+}
