@@ -290,3 +290,13 @@ TEST_CASE("cpython: a ppermute pair that is not two integer device indices is an
   CHECK(t.report->message == "ppermute perm entries must be (source, destination) pairs, got (0, 1, 2) in "
                              "perm=[(0, 1, 2)]");
 }
+
+TEST_CASE("cpython: sys.exit of a non-int object exits 1 and names the object", "[cli][cpython][exit]") {
+  // Issue 36, finding 17: sys.exit([1, 2]) was reported as sys.exit(1).
+  // python3 prints the object and exits 1.
+  RunOutcome o = run_python("exit_list.py", "import sys\nprint('out')\nsys.exit([1, 2])\n");
+  CHECK(o.stdout_text == "out\n");
+  CHECK(o.status == "exit");
+  CHECK(o.exit_code == 1);
+  CHECK(o.summary() == "exit 1: the program ended with sys.exit([1, 2]) after 0 pmap runs");
+}
