@@ -311,8 +311,10 @@ def _permutation_pairs(perm):
     for pair in perm:
         pair = tuple(pair)
         if len(pair) != 2:
-            raise ValueError(f'ppermute perm entries must be (source, destination) pairs, got {pair} in '
+            err = ValueError(f'ppermute perm entries must be (source, destination) pairs, got {pair} in '
                              f'perm={list(perm)}')
+            err._spmd_hint = 'each entry sends one device\'s value to another: a ring is [(i, (i + 1) % n) for i in range(n)]'
+            raise err
         pairs.append(tuple(_device_index(v, pair, perm) for v in pair))
     return pairs
 
