@@ -57,15 +57,23 @@ DeviceAlgorithm::DeviceAlgorithm() noexcept {
 #endif
 }
 
-// Boost tears the scheduler down at thread exit, switching between the main
-// and dispatcher fibers without pick_next(); give the thread its own TSan
-// fiber back so TSan finishes the right thread (else joining it spins).
-DeviceAlgorithm::~DeviceAlgorithm() {
+// A thread leaves its device algorithm while on a fiber whose TSan fiber may
+// be another's (Boost also switches between the main and dispatcher fibers
+// without pick_next()); give the thread its own TSan fiber back so TSan
+// finishes the right thread (else joining it spins).
+void DeviceAlgorithm::leave_thread() noexcept {
 #ifdef SPMD_TSAN
   if (thread_tsan_fiber_ != nullptr && __tsan_get_current_fiber() != thread_tsan_fiber_) {
     __tsan_switch_to_fiber(thread_tsan_fiber_, 0);
   }
 #endif
+}
+
+// Boost tears the scheduler down at thread exit. An algorithm a run kept
+// alive past its thread's use is released by the launching thread, whose TSan
+// fiber is its own: leave that alone.
+DeviceAlgorithm::~DeviceAlgorithm() {
+  if (std::this_thread::get_id() == installing_thread_) leave_thread();
 }
 
 DeviceProps::~DeviceProps() {

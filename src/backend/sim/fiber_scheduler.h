@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "core/placement.h"
@@ -47,6 +48,9 @@ class DeviceAlgorithm : public boost::fibers::algo::algorithm_with_properties_ba
   DeviceAlgorithm() noexcept;
   ~DeviceAlgorithm() override;
   void property_change_(boost::fibers::context*, boost::fibers::fiber_properties*) noexcept final {}
+  /// Call on the installing thread once it has put another algorithm in
+  /// place: under ThreadSanitizer, gives the thread its own TSan fiber back.
+  void leave_thread() noexcept;
 
  protected:
   /// Call first in awakened(): gives a fiber its DeviceProps on its first wake-up.
@@ -61,6 +65,7 @@ class DeviceAlgorithm : public boost::fibers::algo::algorithm_with_properties_ba
 
  private:
   void* thread_tsan_fiber_ = nullptr;  // the TSan fiber of the thread that installed this algorithm
+  std::thread::id installing_thread_ = std::this_thread::get_id();
 };
 
 class SeededScheduler : public DeviceAlgorithm {

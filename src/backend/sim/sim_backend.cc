@@ -231,16 +231,24 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
   boost::fibers::condition_variable_any done_cv;  // fiber-aware: helpers keep scheduling while they wait
   bool done = false;
   std::exception_ptr launch_error;
+  // Each thread's algorithm lives until every thread is back, not just until
+  // its own thread leaves it: Boost wakes a fiber of another thread by
+  // queueing it there and then calling that thread's algorithm's notify(),
+  // and the woken thread may run the fiber, finish and drop its algorithm in
+  // between (a use after free ASan caught in "spmd test --threads 4").
+  std::vector<boost::intrusive_ptr<DeviceAlgorithm>> algorithms(static_cast<std::size_t>(threads_));
 
-  auto install = [&] {
+  auto install = [&](int index) {
+    auto& algorithm = algorithms[static_cast<std::size_t>(index)];
     if (threads_ == 1) {
-      boost::fibers::use_scheduling_algorithm<SeededScheduler>(seed_);
+      algorithm = new SeededScheduler(seed_);
     } else {
-      boost::fibers::use_scheduling_algorithm<SharedScheduler>(shared);
+      algorithm = new SharedScheduler(shared);
     }
+    boost::fibers::context::active()->get_scheduler()->set_algo(algorithm);
   };
   const std::function<void(int)> body_of_thread = [&](int index) {
-    install();
+    install(index);
     if (index == 0) {
       try {
         run_fibers(devices, body);
@@ -260,6 +268,7 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
     // over this run's queue, which ends with the run (Boost's scheduler uses
     // it again when the thread exits).
     boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
+    algorithms[static_cast<std::size_t>(index)]->leave_thread();
   };
   if (threads_ == 1) {
     // One thread: the devices run on the calling thread itself. Handing each
