@@ -48,7 +48,8 @@ _DEPRECATED = {
 
 
 def __getattr__(name):
-    if name in ('experimental', 'core', 'extend', 'interpreters', 'flatten_util', 'lib', 'test_util'):
+    if name in ('experimental', 'core', 'extend', 'interpreters', 'flatten_util', 'lib', 'test_util',
+                'profiler', 'example_libraries'):
         import importlib
         return importlib.import_module(f'jax.{name}')
     if name in _DEPRECATED:

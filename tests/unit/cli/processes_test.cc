@@ -356,3 +356,35 @@ TEST_CASE("cli::processes: the launcher passes the program's own arguments after
   CHECK(has(p.out(), "[process 0] ['--lr', '0.5']\n"));
   CHECK(has(p.out(), "[process 1] ['--lr', '0.5']\n"));
 }
+
+TEST_CASE("cli::processes: multihost_utils shares host values across processes with local devices", "[cli][processes]") {
+  // Issue 36, finding 25: jax.experimental.multihost_utils. Each process
+  // holds different values; the calls cross processes as collectives.
+  std::string path = write_temp_scenario("cli-processes", "multihost_utils.py", R"(import numpy as np
+import jax
+from jax.experimental import multihost_utils
+p = jax.process_index()
+print(multihost_utils.broadcast_one_to_all({'a': np.arange(3) + 10 * p}))
+print(multihost_utils.process_allgather(np.float32(p + 0.5)), multihost_utils.process_allgather(np.arange(2) + p, tiled=True))
+multihost_utils.sync_global_devices('step')
+try:
+    multihost_utils.assert_equal(np.int32(p), 'differs:')
+except AssertionError as e:
+    print('AssertionError', e)
+)");
+  Subprocess two({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2", "--process-devices", "local"});
+  int code = two.wait();
+  INFO("stdout:\n" << two.out() << "\nstderr:\n" << two.err());
+  REQUIRE(code == 0);
+  for (std::string rank : {"0", "1"}) {
+    REQUIRE(has(two.out(), "[process " + rank + "] {'a': array([0, 1, 2], dtype=int32)}\n"));
+    REQUIRE(has(two.out(), "[process " + rank + "] [0.5 1.5] [0 1 1 2]\n"));
+    REQUIRE(has(two.out(), "[process " + rank + "] AssertionError differs: Expected: 0; got: [0 1].\n"));
+  }
+  // Where every process simulates every device, nothing is shared: refused, with the option that shares.
+  Subprocess mirrored({SPMD_BIN_PATH, "run", path, "--devices", "4", "--num-processes", "2"});
+  REQUIRE(mirrored.wait() == 1);
+  REQUIRE(has(mirrored.err(), "NotImplementedError: multihost_utils with 2 processes that each simulate all 4 devices: "
+                              "the processes share no data"));
+  REQUIRE(has(mirrored.err(), "hint: run with --process-devices local"));
+}

@@ -187,6 +187,25 @@ TEST_CASE("cpython: a JAX library spmdsim does not provide is named, with what t
   REQUIRE(contains(o.report->hint, "pip install flax into a virtual environment"));
 }
 
+TEST_CASE("cpython: a module of JAX spmdsim lacks is named with what spmdsim provides, and find_spec probes get None", "[cli][cpython]") {
+  // Issue 36, finding 25: was a bare "No module named 'jax.lax.linalg'".
+  RunOutcome o = run_python("uses_linalg.py", "import importlib.util\n"
+                                              "print(importlib.util.find_spec('jax.lax.linalg'), "
+                                              "importlib.util.find_spec('flax'))\n"
+                                              "from jax.experimental import mesh_utils, multihost_utils, pjit\n"
+                                              "import jax.profiler, jax.example_libraries.optimizers\n"
+                                              "from jax.experimental import jax2tf\n");
+  REQUIRE(o.stdout_text == "None None\n");
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "ModuleNotFoundError");
+  REQUIRE(o.report->message == "No module named 'jax.experimental.jax2tf': spmdsim's jax does not provide it");
+  REQUIRE(o.report->where.line == 5);
+  REQUIRE(contains(o.report->hint, "mesh_utils, multihost_utils, pjit, jax.profiler"));
+  o = run_python("uses_linalg.py", "import jax\nimport jax.lax.linalg\n");
+  REQUIRE(o.report->message == "No module named 'jax.lax.linalg': spmdsim's jax does not provide it");
+  REQUIRE(o.report->where.line == 2);
+}
+
 TEST_CASE("cpython: a pmapped method binds self, static as JAX's static_broadcasted_argnums=0", "[cli][cpython]") {
   RunOutcome o = run_python("method.py", R"(from functools import partial
 import jax

@@ -156,10 +156,16 @@ TEST_CASE("python::jnp: arrays too large for the host are clean errors at the us
   r = run_error<OutOfMemoryError>("import jax\nkeys = jax.random.split(jax.random.PRNGKey(0), 1 << 40)\n");
   CHECK(r.message == "host: out of memory computing threefry_split (i32[1099511627776,2], 8.0 TiB)");
 
-  // numpy's own error, at the user's line rather than inside numpy.
-  r = run_error<ProgramError>("import jax.numpy as jnp\nx = jnp.zeros((2**62, 4))\n");
-  CHECK(r.kind == "ValueError");
+  // Creation functions as jax.random: the same ShapeError, at the user's line; a dimension no int64 holds is
+  // JAX's shape TypeError (real JAX 0.8.1 fails inside its MLIR bindings there).
+  r = run_error<ShapeError>("import jax.numpy as jnp\nx = jnp.zeros((2**62, 4))\n");
+  CHECK(r.message == "shape: the shape (4611686018427387904, 4) has more elements than 64 bits can count");
   CHECK(std::string(r.where.file) == "t.py");
+  CHECK(r.where.line == 2);
+  r = run_error<ProgramError>("import jax.numpy as jnp\nx = jnp.ones((3, 2**70))\n");
+  CHECK(r.kind == "TypeError");
+  CHECK(r.message == "Shapes must be 1D sequences of concrete values of integer type, got (3, 1180591620717411303424).");
+  CHECK_THAT(r.hint, Catch::Contains("does not fit in 64 bits"));
   CHECK(r.where.line == 2);
 }
 

@@ -131,9 +131,10 @@ TEST_CASE("python::errors: deep and huge data never crash", "[python][errors]") 
   CHECK(e.where.line == 5);
   e = run_error<ProgramError>("x = [0] * 10**12\n");
   CHECK(e.kind == "MemoryError");
-  // A huge array request is a clear error before any allocation.
-  e = run_error<ProgramError>("import jax.numpy as jnp\nx = jnp.zeros((10**6, 10**6))\n");
-  CHECK(e.kind == "MemoryError");
+  // A huge array request is a clear error before any allocation: what it needs, where.
+  Report huge = run_error<OutOfMemoryError>("import jax.numpy as jnp\nx = jnp.zeros((10**6, 10**6))\n");
+  CHECK(huge.message == "host: out of memory computing broadcast_in_dim (f32[1000000,1000000], 3.6 TiB)");
+  CHECK(huge.where.line == 2);
 }
 
 TEST_CASE("python::errors: positions inside f-strings, Unicode names, function attributes", "[python][errors]") {

@@ -236,6 +236,13 @@ y = leaked[0] + 1
                               "    return x\njax.pmap(f)(jnp.arange(4.0))\nif leaked[0]:\n    pass\n");
   CHECK(r.kind == "UnexpectedTracerError");
   CHECK(r.where.line == 8);
+  // Passed to another pmap (issue 36, finding 22: was "IndexError: tuple index out of range"; JAX 0.8.1 takes
+  // the per-device scalar for an argument of rank 0 and raises its in_axes ValueError): the escape, where it is.
+  r = run_error<ProgramError>("import jax\nimport jax.numpy as jnp\nleaked = []\ndef f(x):\n    leaked.append(x)\n"
+                              "    return x\njax.pmap(f)(jnp.arange(4.0))\njax.pmap(lambda y: y + 1)(leaked[0])\n");
+  CHECK(r.kind == "UnexpectedTracerError");
+  CHECK_THAT(r.message, Catch::Contains("with type f32[] to escape"));
+  CHECK(r.where.line == 8);
 }
 
 TEST_CASE("python::tracing: jax.disable_jit makes values concrete per device", "[python][tracing][disable-jit]") {

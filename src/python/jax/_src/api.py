@@ -161,6 +161,25 @@ def _check_axes_leaves(axes, what, transform='pmap'):
                         f'leaves, but got {axes}.')
 
 
+def _check_mapped_axes(flat_axes, leaves, every_axis):
+    """JAX's error for an in_axes entry beyond an argument's rank. The runtime
+    checks a top-level pmap's axes (as C ints, with its own report), so there
+    only values no int holds (2**70) are refused here; a nested pmap's axes
+    (every_axis) are all checked here."""
+    for a, leaf in zip(flat_axes, leaves):
+        if a is None:
+            continue
+        shape = tuple(leaf.shape) if hasattr(leaf, 'shape') else tuple(np.shape(leaf))
+        if -2**31 <= a < 2**31 and (not every_axis or -len(shape) <= a < len(shape)):
+            continue
+        err = ValueError(f'pmap was requested to map its argument along axis {a}, which implies that its rank '
+                         f'should be at least {a + 1 if a >= 0 else -a}, but is only {len(shape)} (its shape is '
+                         f'{shape})')
+        err._spmd_hint = (f'valid axes are {-len(shape)}..{len(shape) - 1}, or None to replicate the argument'
+                          if shape else 'a scalar has no axis to split: replicate it with in_axes=None')
+        raise err
+
+
 # --- pmap ------------------------------------------------------------------------
 
 def _merged():
@@ -239,6 +258,10 @@ class _PmappedFunction:
         dyn_tree = tree_util.tree_structure(dyn_args) if kw_names else tree
         flat_axes = tree_util.broadcast_prefix(in_axes, dyn_tree, 'pmap in_axes')
         flat_axes += [0] * (len(leaves) - len(flat_axes))  # keyword arguments are mapped over axis 0
+        for l in leaves:
+            if isinstance(l, core.Tracer) and not l._trace.alive:
+                raise core._escaped(l)  # a tracer kept from a trace that ended
+        _check_mapped_axes(flat_axes, leaves, every_axis=False)
         names_key = (tree, tuple(dyn_pos), tuple(kw_names))
         names = self.names.get(names_key)
         if names is None:
@@ -346,6 +369,7 @@ class _PmappedFunction:
     def _nested(self, args, kwargs, static_pos, dyn_pos, kw_names, leaves, tree, flat_axes, names, loc):
         """A pmap called inside a trace (a pmap inside a pmap): recorded as one
         equation whose program every outer device runs over its own devices."""
+        _check_mapped_axes(flat_axes, [core.aval_of(l) for l in leaves], every_axis=True)
         sizes = {core.aval_of(l).shape[a] for l, a in zip(leaves, flat_axes) if a is not None}
         if self.axis_size is not None:
             sizes.add(self.axis_size)

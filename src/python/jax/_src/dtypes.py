@@ -24,6 +24,8 @@ class _BFloat16:
     kind = 'f'
     itemsize = 2
     type = property(lambda self: self)
+    dtype = property(lambda self: self)  # jnp.bfloat16 is also the scalar type: jnp.bfloat16.dtype, .__name__
+    __name__ = 'bfloat16'
 
     def __call__(self, value):
         import jax.numpy as jnp

@@ -114,13 +114,33 @@ def _static_shape(shape):
             raise core._concretization_error(
                 d, TypeError, f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.',
                 'shape')
-    return tuple(int(d) for d in dims)
+    dims = tuple(int(d) for d in dims)
+    too_big = [d for d in dims if not -2**63 <= d < 2**63]
+    if too_big:
+        err = TypeError(f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.')
+        err._spmd_hint = (f'the dimension {too_big[0]} does not fit in 64 bits, and no array can be that large; '
+                          'check the dimensions (a size in bytes or a power of two where a count was meant?)')
+        raise err
+    return dims
+
+
+def _from_host(a, dtype):
+    """The numpy array `a` as an spmdsim array of `dtype` (numpy has no
+    bfloat16: such values are made in float32 and converted, as asarray does)."""
+    dt = dtypes.canonicalize(dtype)
+    if dt is dtypes.bfloat16:
+        return lax.convert_element_type(ArrayImpl(core.to_spmd_array(a.astype(_np.float32))), dt)
+    return ArrayImpl(core.to_spmd_array(a.astype(dt)))
 
 
 def _creation(shape, dtype, fill):
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_float()
     shape = _static_shape(shape)
-    return ArrayImpl(core.to_spmd_array(_np.full(shape, fill, dtype=dt)))
+    # One element broadcast to the shape, as JAX's lax.full: in a traced
+    # function the array is an equation the device makes in its own arena, not
+    # a program constant of the whole size held on the host.
+    element = _from_host(_np.full((), fill, dtype=_np.float32 if dt is dtypes.bfloat16 else dt), dt)
+    return lax.broadcast_in_dim(element, shape, ())
 
 
 def zeros(shape, dtype=None):
@@ -174,17 +194,19 @@ def arange(start, stop=None, step=None, dtype=None):
     if dtype is None:
         args = [v for v in (start, stop, step) if v is not None]
         dtype = dtypes.default_float() if builtins.any(isinstance(v, float) for v in args) else dtypes.default_int()
-    return ArrayImpl(core.to_spmd_array(a.astype(dtypes.canonicalize(dtype))))
+    return _from_host(a, dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    a = _np.linspace(start, stop, num, endpoint=endpoint)
-    return ArrayImpl(core.to_spmd_array(a.astype(dtypes.canonicalize(dtype or dtypes.default_float()))))
+    return _from_host(_np.linspace(start, stop, num, endpoint=endpoint), dtype or dtypes.default_float())
 
 
 def eye(N, M=None, k=0, dtype=None):
-    a = _np.eye(N, M, k)
-    return ArrayImpl(core.to_spmd_array(a.astype(dtypes.canonicalize(dtype or dtypes.default_float()))))
+    return _from_host(_np.eye(N, M, k), dtype or dtypes.default_float())
+
+
+def tri(N, M=None, k=0, dtype=None):
+    return _from_host(_np.tri(N, M, k), dtype or dtypes.default_float())
 
 
 # --- elementwise ------------------------------------------------------------
