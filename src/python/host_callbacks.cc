@@ -41,7 +41,14 @@ void run_host_callbacks() {
   // The first error ends the calls: the rest are dropped.
   for (const program::CallbackCall& call : calls) {
     py::list operands;
-    for (const Array& a : call.operands) operands.append(py::cast(a));
+    // Host copies: the callback gets ordinary arrays it can print, compare and
+    // compute with, as JAX hands it concrete values (the device's own buffer
+    // is not the host's to use).
+    for (const Array& a : call.operands) {
+      Array bytes = a.to_host();  // a GPU's array: its bytes; a simulated device's: itself, still that device's
+      operands.append(
+          py::cast(Array::from_raw(bytes.raw_data(), bytes.shape(), bytes.dtype()).with_weak_type(a.weak_type())));
+    }
     call_back(call.callback_id, call.device, operands);
   }
 }

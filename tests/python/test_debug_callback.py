@@ -79,3 +79,18 @@ def test_an_error_in_the_callback_reaches_the_program():
         jax.pmap(lambda x: (jax.debug.callback(boom, x), x)[1])(jnp.arange(2.0))
     with pytest.raises(TypeError, match='requires a callable'):
         jax.debug.callback(3, 1)
+
+
+def test_the_values_are_ordinary_host_arrays():
+    # Issue 36, finding 18: print(v), v > 1 and v * 2 raised DeviceOwnershipError (the device's own buffer).
+    seen = []
+
+    def show(v, w):
+        seen.append((str(v), bool(v > 1), (v * 2).tolist(), v.shape, str(w.dtype), (w + v).tolist()))
+        seen.append(v)
+
+    jax.pmap(lambda x: (jax.debug.callback(show, x, x.astype(jnp.bfloat16) * 2), x)[1])(jnp.arange(4.0))
+    assert seen[0::2] == [(str(float(d)), d > 1, 2.0 * d, (), 'bfloat16', 3.0 * d) for d in range(4)]
+    kept = seen[1::2]
+    assert np.asarray(jnp.stack(kept)).tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert float(sum(kept)) == 6.0

@@ -137,6 +137,32 @@ TEST_CASE("python::errors: deep and huge data never crash", "[python][errors]") 
   CHECK(huge.where.line == 2);
 }
 
+TEST_CASE("python::errors: a value's own __array__ error surfaces; __jax_array__ only in jnp.asarray", "[python][errors]") {
+  // Issue 36, finding 24: both were "TypeError: Value ... is not a valid JAX type". Where JAX 0.8.1 differs
+  // (tests/conformance/user_array_protocols.py has where it agrees): jit of such a value raises JAX's own
+  // TypeError, and pmap of a __jax_array__ object its rank-0 in_axes error; spmdsim raises what went wrong.
+  Report r = run_error<ProgramError>(R"PY(import jax
+class BrokenArray:
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError('broken __array__')
+jax.jit(lambda x: x)(BrokenArray())
+)PY");
+  CHECK(r.kind == "RuntimeError");
+  CHECK(r.message == "broken __array__");
+  CHECK(r.where.line == 4);
+  r = run_error<ProgramError>(R"PY(import jax
+import jax.numpy as jnp
+class Wrapped:
+    def __jax_array__(self):
+        return jnp.ones(2)
+jax.pmap(lambda x: x)(Wrapped())
+)PY");
+  CHECK(r.kind == "ValueError");
+  CHECK_THAT(r.message, Catch::StartsWith("Triggering __jax_array__() during abstractification is no longer supported."));
+  CHECK(r.hint == "the value is a Wrapped: pass jnp.asarray(value) instead, which calls its __jax_array__");
+  CHECK(r.where.line == 6);
+}
+
 TEST_CASE("python::errors: positions inside f-strings, Unicode names, function attributes", "[python][errors]") {
   Report r = run_error<ProgramError>("x = 1\ns = f'value: {x + undefined_name}'\n");
   CHECK(r.kind == "NameError");

@@ -417,13 +417,23 @@ def to_spmd_array(x, dtype=None):
         return _spmd.Array.from_numpy(np.asarray(x, dtype=dt), weak)
     if isinstance(x, (list, tuple)) and dtype is None:
         return to_spmd_array(_array_from_sequence(x))
-    try:
-        a = np.asarray(x)
-    except Exception:
-        a = None
-    if a is None or a.dtype == object:
+    if hasattr(type(x), '__jax_array__'):
+        raise jax_array_not_converted(x)
+    a = np.asarray(x)  # an error raised by the value's own __array__ is the program's: it propagates
+    if a.dtype == object:
         raise TypeError(f'Value {x!r} of type {type(x).__name__} is not a valid JAX type')
     return _spmd.Array.from_numpy(a.astype(dtypes.canonicalize(dtype if dtype is not None else a.dtype), copy=False))
+
+
+def jax_array_not_converted(x):
+    """JAX's error (since 0.7) for an object with __jax_array__ used where an
+    array is expected: only jnp.asarray / jnp.array call that method."""
+    e = ValueError('Triggering __jax_array__() during abstractification is no longer supported. To avoid this '
+                   'error, either explicitly convert your object using jax.numpy.array(), or register your '
+                   'object as a pytree.')
+    e._spmd_hint = (f'the value is a {type(x).__name__}: pass jnp.asarray(value) instead, which calls its '
+                    '__jax_array__')
+    return e
 
 
 def _array_from_sequence(xs):

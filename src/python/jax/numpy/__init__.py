@@ -85,6 +85,8 @@ def _is_tracer(x):
 def asarray(a, dtype=None, copy=None):
     if isinstance(a, (Tracer, ArrayImpl)):
         return a if dtype is None or dtypes.dtype(dtype) == a.dtype else a.astype(dtype)
+    if hasattr(type(a), '__jax_array__'):
+        return asarray(a.__jax_array__(), dtype)
     if dtype is not None and dtypes.dtype(dtype) is dtypes.bfloat16:
         return lax.convert_element_type(asarray(a, _np.float32), dtypes.bfloat16)
     if isinstance(a, (list, tuple)) and builtins.any(isinstance(l, Array) for l in _flat(a)):
@@ -226,6 +228,8 @@ def _operand(x):
         return x
     if isinstance(x, (bool, int, float)):
         return x
+    if hasattr(type(x), '__jax_array__'):
+        raise core.jax_array_not_converted(x)
     return asarray(x)
 
 
