@@ -5,6 +5,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "diagnose/char_classes.h"
@@ -170,7 +171,18 @@ class Reader {
   void read_orphan(const LogFile& file, const std::string& line, int line_no, bool cut_short);
   void on_call(const CallLine& m, const std::string& process, int device, const SourceLoc& at,
                const std::string& file, int line, const std::string& text);
+  void refuse_repeats(const LogFile& file, const InfoPrefix& p, int line_no, const std::string& text);
 
+  struct FirstSeen {
+    std::size_t file;
+    std::string path;
+    int line;
+  };
+  // A process's call and set-up lines, by what they say (prefix onward):
+  // where each was first read. The same line in a second file is the same
+  // log given twice (a per-rank log beside the combined one).
+  std::unordered_map<std::string, FirstSeen> first_seen_;
+  std::size_t files_read_ = 0;
   std::map<std::string, int> device_index_;
   std::vector<Device> devices_;
   std::map<std::pair<std::string, std::string>, CommInstance> instances_;  // (process, pointer)
@@ -326,6 +338,7 @@ void Reader::read_orphan(const LogFile& file, const std::string& line, int line_
 }
 
 void Reader::read(const LogFile& file) {
+  ++files_read_;
   const std::string& text = file.text;
   std::size_t pos = 0;
   int line_no = 0;
@@ -374,6 +387,7 @@ void Reader::read(const LogFile& file) {
                    "NCCL prints 'Op: opCount N sendbuff P recvbuff P count N datatype N op N root N comm P "
                    "[nranks=N] stream P'; was the line cut or edited?");
         }
+        refuse_repeats(file, *p, line_no, line);
         on_call(*call, process, device, at, file.path, line_no, line);
         d.last_words.clear();
         d.last_line = at;
@@ -383,6 +397,7 @@ void Reader::read(const LogFile& file) {
                    "NCCL prints '[ncclCommInitRank] comm P rank R nranks N cudaDev D ... - Init COMPLETE'; was the "
                    "line cut or edited?");
         }
+        refuse_repeats(file, *p, line_no, line);
         on_init(m, process, device, at, file.path, line_no, line);
       }
     } catch (const SyntaxError&) {
@@ -393,6 +408,25 @@ void Reader::read(const LogFile& file) {
                              ": the last line is cut short (the process stopped while writing it) and was skipped");
     }
   }
+}
+
+void Reader::refuse_repeats(const LogFile& file, const InfoPrefix& p, int line_no, const std::string& text) {
+  std::string key = p.host + ":" + p.pid + " [" + std::to_string(p.device) + "] ";
+  key += p.msg;
+  auto [it, added] = first_seen_.try_emplace(std::move(key), FirstSeen{files_read_, file.path, line_no});
+  if (added || it->second.file == files_read_) return;  // a line repeated inside one file is the log's own
+  const FirstSeen& first = it->second;
+  Report r = make_report(
+      "UsageError",
+      first.path == file.path
+          ? "'" + file.path + "' is given twice (line " + std::to_string(line_no) + " was read already)"
+          : "'" + file.path + "' repeats lines of '" + first.path + "': line " + std::to_string(line_no) +
+                " is line " + std::to_string(first.line) + " there, the same process's NCCL line",
+      "give each process's log once: either every rank's own log or the combined log of the job, not both (a "
+      "repeated call would look like a call the other ranks never made)");
+  r.where = SourceLoc{intern_path(file.path), static_cast<std::uint32_t>(line_no), 1};
+  r.source_line = text.size() > 200 ? text.substr(0, 200) + "..." : text;
+  throw InvalidArgument(std::move(r));
 }
 
 Recording Reader::finish() {

@@ -4,6 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "spmd/util/json.h"
 #include "support/subprocess.h"
 
@@ -53,6 +58,33 @@ TEST_CASE("cli::diagnose: an input it cannot use exits 2 with a hint", "[cli][di
   Subprocess missing({SPMD_BIN_PATH, "diagnose", "/nonexistent/rank0.log"});
   CHECK(missing.wait() == 2);
   CHECK(has(missing.err(), "cannot read the log or dump '/nonexistent/rank0.log': No such file or directory"));
+}
+
+TEST_CASE("cli::diagnose: a log given twice, or beside a log that holds it, is refused with both named", "[cli][diagnose]") {
+  // Issue 36, finding 11: the copy's lines were appended to each rank's calls, a CollectiveMismatch (exit 4) where
+  // the job hung (exit 3).
+  const std::string log = fixture("nccl_skip_allreduce.log");
+  Subprocess twice({SPMD_BIN_PATH, "diagnose", log, log});
+  CHECK(twice.wait() == 2);
+  CHECK(has(twice.err(), "error[UsageError]: '" + log + "' is given twice (line 5 was read already)\n"));
+  CHECK(has(twice.err(), "hint: give each process's log once: either every rank's own log or the combined log"));
+  // Per-rank logs and the job's combined log, as both get collected: the combined log names the rank's file.
+  const std::string combined = (std::filesystem::temp_directory_path() /
+                                ("diagnose-combined-" + std::to_string(::getpid()) + ".log")).string();
+  {
+    std::ofstream out(combined);
+    for (int r = 0; r < 4; ++r) {
+      std::ifstream in(fixture("nccl_healthy/rank" + std::to_string(r) + ".log"));
+      out << "[launcher] " << in.rdbuf();  // a launcher's prefix in front: still the same NCCL lines
+    }
+  }
+  Subprocess both({SPMD_BIN_PATH, "diagnose", fixture("nccl_healthy"), combined});
+  CHECK(both.wait() == 2);
+  CHECK(has(both.err(), "error[UsageError]: '" + combined + "' repeats lines of '" + fixture("nccl_healthy/rank0.log") +
+                            "': line "));
+  Subprocess alone({SPMD_BIN_PATH, "diagnose", combined});
+  CHECK(alone.wait() == 0);
+  std::filesystem::remove(combined);
 }
 
 TEST_CASE("cli::log: --log-level and SPMD_LOG_LEVEL show the rendezvous step by step, and change no verdict",
