@@ -137,7 +137,7 @@ TEST_CASE("python::errors: deep and huge data never crash", "[python][errors]") 
   CHECK(huge.where.line == 2);
 }
 
-TEST_CASE("python::errors: a value's own __array__ error surfaces; __jax_array__ only in jnp.asarray", "[python][errors]") {
+TEST_CASE("python::errors: a value's own __array__ error surfaces, and only jnp.asarray calls __jax_array__", "[python][errors]") {
   // Issue 36, finding 24: both were "TypeError: Value ... is not a valid JAX type". Where JAX 0.8.1 differs
   // (tests/conformance/user_array_protocols.py has where it agrees): jit of such a value raises JAX's own
   // TypeError, and pmap of a __jax_array__ object its rank-0 in_axes error; spmdsim raises what went wrong.
