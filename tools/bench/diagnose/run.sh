@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # spmd diagnose on large NCCL logs: a healthy job and one whose last rank
-# skips the last all-reduce, 8 and 64 ranks. Medians of REPS runs; the
+# skips the last all-reduce, 8 to 10,000 ranks. Medians of REPS runs; the
 # figure to watch is microseconds per log line (it must not grow with size).
 #
 #   tools/bench/diagnose/run.sh [BUILD_DIR]     # default ./build; REPS=3
@@ -11,7 +11,7 @@ reps=${REPS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
-for shape in "8 25000" "8 100000" "64 12500"; do
+for shape in "8 25000" "8 100000" "64 12500" "1000 20" "10000 3"; do
   read -r ranks calls <<<"$shape"
   for hang in 0 1; do
     log=$work/r$ranks-c$calls-h$hang.log
