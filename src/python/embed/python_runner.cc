@@ -24,11 +24,13 @@ namespace spmd::python {
 
 namespace {
 
-// sys.stdout / sys.stderr of a run: the streams the CLI gave us, so program
-// output, device prints and reports interleave in one order.
+// The sink under sys.stdout / sys.stderr of a run (_spmd_streams.py builds
+// the io classes over it): the streams the CLI gave us, so program output,
+// device prints and reports interleave in one order.
 struct StreamWriter {
   std::ostream* os;
   bool is_stdout;
+  int fd;  // 1 or 2 where os is the process's own stdout / stderr, else -1
   void put(std::string_view bytes) {
     // A device's own print() (pmap under disable_jit) goes through the
     // ordered print queue, so its order does not depend on the schedule.
@@ -38,26 +40,13 @@ struct StreamWriter {
       os->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     }
   }
-  // Text as CPython's UTF-8 stdout takes it: a lone surrogate is its
-  // UnicodeEncodeError, not a failed argument conversion.
-  std::size_t write(const py::str& text) {
-    py::object bytes = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(text.ptr(), "utf-8", "strict"));
-    if (!bytes) throw py::error_already_set();
-    put(std::string_view(PyBytes_AS_STRING(bytes.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.ptr()))));
-    return static_cast<std::size_t>(PyUnicode_GET_LENGTH(text.ptr()));
+  void write_bytes(const py::bytes& data) {
+    char* bytes = nullptr;
+    Py_ssize_t n = 0;
+    if (PyBytes_AsStringAndSize(data.ptr(), &bytes, &n) != 0) throw py::error_already_set();
+    put(std::string_view(bytes, static_cast<std::size_t>(n)));
   }
   void flush() { os->flush(); }
-};
-
-// sys.stdout.buffer: the same stream, for bytes.
-struct ByteWriter {
-  StreamWriter* text;
-  std::size_t write(const py::buffer& data) {
-    py::buffer_info info = data.request();
-    const std::size_t n = static_cast<std::size_t>(info.size * info.itemsize);
-    text->put(std::string_view(static_cast<const char*>(info.ptr), n));
-    return n;
-  }
 };
 
 void start_interpreter() {
@@ -71,18 +60,9 @@ void start_interpreter() {
   config.parse_argv = 0;
   py::initialize_interpreter(&config, 0, nullptr, false);
   py::class_<StreamWriter>(py::module_::import("_spmd"), "StreamWriter")
-      .def("write", &StreamWriter::write)
+      .def("write_bytes", &StreamWriter::write_bytes)
       .def("flush", &StreamWriter::flush)
-      .def("isatty", [](const StreamWriter&) { return false; })
-      .def("writable", [](const StreamWriter&) { return true; })
-      .def_property_readonly("encoding", [](const StreamWriter&) { return "utf-8"; })
-      .def_property_readonly("errors", [](const StreamWriter&) { return "strict"; })
-      .def_property_readonly(
-          "buffer", [](StreamWriter& w) { return ByteWriter{&w}; }, py::keep_alive<0, 1>());
-  py::class_<ByteWriter>(py::module_::import("_spmd"), "ByteWriter")
-      .def("write", &ByteWriter::write)
-      .def("flush", [](ByteWriter& b) { b.text->flush(); })
-      .def("writable", [](const ByteWriter&) { return true; });
+      .def_readonly("fd", &StreamWriter::fd);
   py::module_ sys = py::module_::import("sys");
   sys.attr("path").attr("insert")(0, package_dir());
   // The user's venv (its numpy, flax, optax...) after spmdsim's jax and
@@ -186,19 +166,29 @@ ProgramExit run_program(const std::string& path, const std::string& source, cons
       set_program_text(nullptr);
     }
   } reset;
-  StreamWriter out{options.out ? options.out : &std::cout, true};
-  StreamWriter err{options.err ? options.err : &std::cerr, false};
+  std::ostream* out_stream = options.out ? options.out : &std::cout;
+  std::ostream* err_stream = options.err ? options.err : &std::cerr;
+  StreamWriter out{out_stream, true, out_stream == &std::cout ? 1 : -1};
+  StreamWriter err{err_stream, false, err_stream == &std::cerr ? 2 : -1};
   py::module_ sys = py::module_::import("sys");
   unload_earlier_run(sys);
+  py::module_ stream_classes = py::module_::import("_spmd_streams");
+  const py::tuple streams = stream_classes.attr("program_streams")(
+      py::cast(&out, py::return_value_policy::reference), py::cast(&err, py::return_value_policy::reference));
   struct RestoreStreams {
     py::module_& sys;
+    py::module_& stream_classes;
+    const py::tuple& streams;
     ~RestoreStreams() {
       sys.attr("stdout") = sys.attr("__stdout__");
       sys.attr("stderr") = sys.attr("__stderr__");
+      // A stream the program kept (a logging handler's) must not reach `out`
+      // and `err` once they are gone.
+      for (py::handle s : streams) stream_classes.attr("detach")(s);
     }
-  } restore_streams{sys};
-  sys.attr("stdout") = py::cast(&out, py::return_value_policy::reference);
-  sys.attr("stderr") = py::cast(&err, py::return_value_policy::reference);
+  } restore_streams{sys, stream_classes, streams};
+  sys.attr("stdout") = streams[0];
+  sys.attr("stderr") = streams[1];
   py::list argv;
   argv.append(path);
   for (const std::string& a : options.argv) argv.append(a);

@@ -124,3 +124,35 @@ TEST_CASE("cli::outputs: the JUnit file stays well-formed XML whatever the progr
   CHECK_FALSE(has(xml, "\xEF\xBF\xBF"));
   CHECK_FALSE(has(xml, "\x01"));
 }
+
+TEST_CASE("cli::outputs: the program's sys.stdout and sys.stderr are full io streams", "[cli][cpython]") {
+  // Issue 36, finding 19: reconfigure, fileno (faulthandler.enable), writelines, closed, seekable, newlines,
+  // readable and tell were missing; CPython's stderr replaces a lone surrogate where stdout refuses it.
+  const std::string path = spmd::testing::write_temp_scenario("cli-outputs", "streams.py", R"(import io, sys, faulthandler
+print(isinstance(sys.stdout, io.TextIOBase), sys.stdout.encoding, sys.stdout.errors, sys.stderr.errors, sys.stdout.name)
+sys.stdout.writelines(['a', 'b\n'])
+print(sys.stdout.closed, sys.stdout.seekable(), sys.stdout.readable(), sys.stdout.newlines, sys.stdout.writable())
+sys.stdout.reconfigure(line_buffering=True)
+print(sys.stdout.line_buffering, sys.stdout.fileno(), sys.stderr.fileno())
+faulthandler.enable()
+print(faulthandler.is_enabled())
+sys.stdout.buffer.write(b'bytes\n')
+sys.stderr.write('surrogate \udcff\n')
+try:
+    sys.stdout.tell()
+except io.UnsupportedOperation as e:
+    print('UnsupportedOperation')
+try:
+    print('lone \udcff')
+except UnicodeEncodeError as e:
+    print('UnicodeEncodeError', e.reason)
+)");
+  Subprocess p({SPMD_BIN_PATH, "run", path});
+  const int code = p.wait();
+  INFO("stderr:\n" << p.err());
+  REQUIRE(code == 0);
+  REQUIRE(p.out() ==
+          "True utf-8 strict backslashreplace <stdout>\nab\nFalse False False None True\nTrue 1 2\nTrue\nbytes\n"
+          "UnsupportedOperation\nUnicodeEncodeError surrogates not allowed\n");
+  REQUIRE(p.err().find("surrogate \\udcff\n") != std::string::npos);
+}
