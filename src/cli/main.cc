@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/json_stdout.h"
 #include "cli/option_values.h"
 #include "cli/process_launcher.h"
 #include "cli/scenario_header.h"
@@ -281,11 +282,12 @@ int main(int argc, char** argv) {
                                  : breakpoints == "print" ? spmd::cli::BreakpointMode::kPrint
                                                           : spmd::cli::BreakpointMode::kAuto;
       if (run_format == "json") {
+        spmd::cli::JsonStdout json_stdout;  // the program's writes to descriptor 1 go to stderr meanwhile
         std::ostringstream out;
         auto o = spmd::cli::run_scenario(run_settings, out, std::cerr, std::cin);
         o.stdout_text = out.str();
         apply_signal_exit_code(o);
-        print_outcome(o, "json");
+        json_stdout.document(o.to_json().dump(2));
         code = o.exit_code;
       } else {
         auto o = spmd::cli::run_scenario(run_settings, std::cout, std::cerr, std::cin);

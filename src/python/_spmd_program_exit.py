@@ -150,7 +150,9 @@ def _flush_open_files():
 
 
 def _flush_std_streams():
-    for stream in (sys.stdout, sys.stderr):
+    # The original streams too (the process's descriptors 1 and 2): what the
+    # program wrote to sys.__stdout__ leaves before spmd's report, as at exit.
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             if stream is not None and not getattr(stream, 'closed', False):
                 stream.flush()

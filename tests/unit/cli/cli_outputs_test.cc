@@ -104,6 +104,21 @@ TEST_CASE("cli::outputs: --format json is valid JSON whatever bytes the program 
   CHECK(doc.find("stdout")->as_string() == "\xEF\xBF\xBD\xEF\xBF\xBD raw\ntext \xE2\x82\xAC\n");
 }
 
+TEST_CASE("cli::outputs: --format json is alone on stdout when the program writes to descriptor 1", "[cli][outputs]") {
+  // Issue 36, finding 14: these lines came before the document, which then did not parse.
+  const std::string prog = spmd::testing::write_temp_scenario("spmd_cli_outputs_test", "fd1.py", R"(import os, subprocess, sys
+print('via print')
+os.write(1, b'via os.write\n')
+sys.__stdout__.write('via __stdout__\n')
+subprocess.run(['/bin/echo', 'via subprocess'])
+)");
+  Subprocess p({SPMD_BIN_PATH, "run", prog, "--format", "json"});
+  CHECK(p.wait() == 0);
+  spmd::Json doc = spmd::Json::parse(p.out(), "stdout", 0);
+  CHECK(doc.find("stdout")->as_string() == "via print\n");
+  CHECK(p.err() == "via os.write\nvia __stdout__\nvia subprocess\n");
+}
+
 TEST_CASE("cli::outputs: the JUnit file stays well-formed XML whatever the program printed", "[cli][outputs]") {
   // Issue 36, finding 15: U+FFFE in a failure's stdout diff was written raw.
   // XML 1.0 cannot hold it, nor U+FFFF, controls other than tab, newline and
