@@ -5,10 +5,15 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cxxabi.h>
+
+#include <exception>
 #include <functional>
 #include <optional>
 
+#include "python/host_signals.h"
 #include "spmd/core/array.h"
+#include "spmd/error.h"
 #include "spmd/config.h"
 #include "spmd/source_loc.h"
 
@@ -39,6 +44,8 @@ auto then_host_callbacks(F&& fn) {
     auto result = fn();
     run_host_callbacks();
     return result;
+  } catch (abi::__forced_unwind&) {
+    throw;  // a thread ended by the interpreter's finalization: no GIL, no Python
   } catch (...) {
     run_host_callbacks_after_error();
     throw;
@@ -68,6 +75,10 @@ SourceLoc to_loc(const py::handle& loc);
 /// itself. No-ops in other builds.
 void gil_acquired();
 void gil_releasing();
+/// PyEval_RestoreThread(state), then gil_acquired(); on a device fiber once
+/// the interpreter is finalizing, never returns (see program_binding.cc).
+void take_gil(PyThreadState* state);
+bool interpreter_finalizing();
 
 /// Releases the GIL around a call that may park the calling device fiber (a
 /// collective under disable_jit), in a way that other fibers on the same OS
@@ -77,14 +88,47 @@ void gil_releasing();
 class FiberSafeGilRelease {
  public:
   FiberSafeGilRelease();
-  ~FiberSafeGilRelease();
+  /// May end the thread (CPython's finalization ends every other thread that
+  /// asks for the GIL): so never destroy one while an exception unwinds.
+  ~FiberSafeGilRelease() noexcept(false);
   FiberSafeGilRelease(const FiberSafeGilRelease&) = delete;
   FiberSafeGilRelease& operator=(const FiberSafeGilRelease&) = delete;
+  PyThreadState* released_state() const { return state_; }
 
  private:
   void* life_support_;
+  bool host_;  // released by host code (not a device fiber): see program_threads.h
   PyThreadState* state_;
 };
+
+/// A device run that host code starts (a pmap, an eager primitive that runs
+/// a program): `fn()` with the GIL released, the program's signal handlers
+/// served meanwhile (host_signals.h), then the host callbacks it recorded.
+/// Raises a handler's exception instead of the run's error it caused.
+template <class F>
+auto run_from_host(F&& fn) {
+  return then_host_callbacks([&] {
+    decltype(fn()) result;
+    std::exception_ptr error;
+    {
+      FiberSafeGilRelease release;  // its destructor must not run while an exception unwinds
+      SignalsDuringRun signals(release.released_state());
+      try {
+        result = fn();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const Error& e) {
+      SignalsDuringRun::raise_handler_exception(&e);
+      throw;
+    }
+    // Every handler's exception stops the run, which then has an error.
+    return result;
+  });
+}
 
 /// Where the jax package lives: $SPMD_PYTHON_DIR, else the source tree's
 /// src/python of this build. Reports leave its frames out of tracebacks.

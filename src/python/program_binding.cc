@@ -20,33 +20,6 @@ namespace spmd::python {
 
 namespace program = spmd::program;
 
-namespace {
-#if PYBIND11_INTERNALS_VERSION == 4
-auto& life_support_key() { return py::detail::get_local_internals().loader_life_support_tls_key; }
-#else
-auto& life_support_key() { return py::detail::get_internals().loader_life_support_tls_key; }
-#endif
-}  // namespace
-
-namespace {
-const char g_gil_token = 0;
-}  // namespace
-
-void gil_acquired() { detail::tsan_acquire(&g_gil_token); }
-void gil_releasing() { detail::tsan_release(&g_gil_token); }
-
-FiberSafeGilRelease::FiberSafeGilRelease() : life_support_(PYBIND11_TLS_GET_VALUE(life_support_key())) {
-  PYBIND11_TLS_REPLACE_VALUE(life_support_key(), nullptr);
-  gil_releasing();
-  state_ = PyEval_SaveThread();
-}
-
-FiberSafeGilRelease::~FiberSafeGilRelease() {
-  PyEval_RestoreThread(state_);
-  gil_acquired();
-  PYBIND11_TLS_REPLACE_VALUE(life_support_key(), life_support_);
-}
-
 SourceLoc to_loc(const py::handle& loc) {
   if (loc.is_none()) return {};
   auto t = loc.cast<py::tuple>();
@@ -173,6 +146,7 @@ std::vector<program::Atom> to_atoms(const py::sequence& seq) {
 
 void bind_programs(py::module_& m) {
   install_host_callbacks();
+  install_signals_during_runs();
   py::class_<program::Program, ProgramHolder>(m, "Program", "a traced program (a jaxpr)")
       .def("jaxpr_text", [](const program::Program& p) { return program::to_jaxpr_text(p); })
       .def_property_readonly("in_avals", [](const program::Program& p) {
@@ -260,10 +234,7 @@ void bind_programs(py::module_& m) {
             }
             // On the host: a program run here (an xla_pmap, a pjit) may
             // record host callbacks, made once it is over (with the GIL).
-            return then_host_callbacks([&] {
-              FiberSafeGilRelease release;
-              return program::apply(p, args, ps, where);
-            });
+            return run_from_host([&] { return program::apply(p, args, ps, where); });
           } catch (Error& e) {
             if (!e.report().where.valid()) e.mutable_report().where = where;
             throw;

@@ -46,8 +46,6 @@ std::string str_text(const py::handle& obj, const char* failed = "<str() failed>
   return utf8_text(text.ptr());
 }
 
-// An exception's message, as CPython's traceback prints it.
-std::string exception_text(const py::handle& exc) { return str_text(exc, "<exception str() failed>"); }
 
 // Column of a 0-based UTF-8 byte offset within `line`, 1-based in characters.
 std::uint32_t column_of(const std::string& line, long byte_offset) {
@@ -316,6 +314,8 @@ std::string spelling_hint(const py::handle& exc, const py::handle& trace) {
 }
 
 }  // namespace
+
+std::string exception_text(const py::handle& exc) { return str_text(exc, "<exception str() failed>"); }
 
 void set_program_text(const ProgramText* text) { g_program = text; }
 

@@ -18,6 +18,11 @@ struct ProgramText {
 /// Set while a program runs (nullptr afterwards); not owned.
 void set_program_text(const ProgramText* text);
 
+/// An exception's message as CPython's traceback prints it, never raising:
+/// "<exception str() failed>" when its __str__ raises, a lone surrogate as
+/// \udcff.
+std::string exception_text(const py::handle& exc);
+
 /// Throws the spmd::Error for a Python exception: the original C++ error
 /// when it carries one (_spmd.SpmdError); SyntaxError for a syntax error,
 /// located; otherwise ProgramError whose kind is the exception's class name,

@@ -145,8 +145,7 @@ void bind_runtime(py::module_& m) {
     bool out_axes_set = false;
     DeviceFn fn = [&](std::span<const Array> shards) -> std::vector<Array> {
       PyThreadState* ts = PyThreadState_New(interp);
-      PyEval_RestoreThread(ts);
-      gil_acquired();
+      take_gil(ts);
       std::vector<Array> out;
       std::exception_ptr error;
       // device_fn catches every exception and returns it: a pybind11
@@ -205,11 +204,8 @@ void bind_runtime(py::module_& m) {
     runtime();  // a clear error when no runtime is set
     SPMD_LOG(kPython, debug, "pmap runs a traced program of {} equations on {} arguments", p->equations().size(),
              args.size());
-    return then_host_callbacks([&] {
-      // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
-      FiberSafeGilRelease release;
-      return program::pmap_program(p, args, o);
-    });
+    // No Python runs on the devices: other threads (the host watch) may have the GIL meanwhile.
+    return run_from_host([&] { return program::pmap_program(p, args, o); });
   });
 }
 

@@ -1,5 +1,6 @@
 // The device-side hooks of device.h, debug_print.h and breakpoint.h.
 
+#include <atomic>
 #include <iostream>
 #include <sstream>
 
@@ -52,13 +53,16 @@ void record_decision(std::string_view what, std::int64_t outcome, SourceLoc loc)
 
 namespace {
 
-// The budgets stop the run: with several OS threads two devices can spend
-// theirs at once. The first to claim the run under its lock is blamed, the
-// others stop like any device of an aborted run.
-[[noreturn]] void raise_budget_exceeded(DeviceContext& ctx, Report r) {
+std::atomic<SafePointCheck> g_safe_point_check{nullptr};
+
+// The budgets (and a front end's safe-point check) stop the run: with several
+// OS threads two devices can spend theirs at once. The first to claim the run
+// under its lock is blamed, the others stop like any device of an aborted run.
+template <class StopError>
+[[noreturn]] void stop_run(DeviceContext& ctx, Report r) {
   r.device = ctx.device;
   r.where = ctx.current_loc;
-  BudgetExceeded error(std::move(r));
+  StopError error(std::move(r));
   std::lock_guard<std::mutex> lock(ctx.run.mutex());
   if (ctx.run.aborted()) {
     ctx.note_stop("stopped while running", ctx.current_loc);
@@ -83,7 +87,7 @@ void count_steps(std::uint64_t n) {
         ctx->label + " exceeded the step budget of " + std::to_string(opts.step_budget) + " interpreter steps",
         "a loop may never end on this device (a while_loop condition or trip count that depends on device "
         "data?); raise the budget (--max-steps) if the program is just long");
-    raise_budget_exceeded(*ctx, std::move(r));
+    stop_run<BudgetExceeded>(*ctx, std::move(r));
   }
   constexpr std::uint64_t kYieldEvery = 1024;
   if (before / kYieldEvery != ctx->steps / kYieldEvery) {
@@ -101,10 +105,15 @@ void count_steps(std::uint64_t n) {
                                  " was running",
                              "a device may loop forever; raise the budget (--max-seconds) if the program is "
                              "just slow");
-      raise_budget_exceeded(*ctx, std::move(r));
+      stop_run<BudgetExceeded>(*ctx, std::move(r));
+    }
+    if (SafePointCheck check = g_safe_point_check.load(std::memory_order_acquire)) {
+      if (std::optional<Report> stop = check()) stop_run<Error>(*ctx, std::move(*stop));
     }
   }
 }
+
+void set_safe_point_check(SafePointCheck check) { g_safe_point_check.store(check, std::memory_order_release); }
 
 void debug_print(std::string text, SourceLoc loc) {
   DeviceContext* ctx = current_context();

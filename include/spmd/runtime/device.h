@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spmd/core/device_id.h"
+#include "spmd/report.h"
 #include "spmd/source_loc.h"
 
 namespace spmd {
@@ -55,5 +56,15 @@ void record_decision(std::string_view what, std::int64_t outcome, SourceLoc loc)
 /// unwinds the device when the run was stopped elsewhere. Does nothing on the
 /// host (the Python front end stops host code itself: python/host_watch.h).
 void count_steps(std::uint64_t n = 1);
+
+/// A front end's own check at the devices' safe points (where count_steps
+/// lets other devices run, about every 1024 steps): the Python front end runs
+/// the program's signal handlers there while a long device run holds the
+/// host's main thread. It returns the report of an error that stops the run
+/// (the runtime fills in the device and line that ran the check), or nothing.
+/// It runs on device fibers of any OS thread and must not park.
+using SafePointCheck = std::optional<Report> (*)();
+/// Installs `check` (nullptr: none) for every later safe point of every run.
+void set_safe_point_check(SafePointCheck check);
 
 }  // namespace spmd

@@ -14,6 +14,7 @@
 
 #include "python/bindings.h"
 #include "python/host_watch.h"
+#include "python/program_threads.h"
 #include "python/python_errors.h"
 #include "spmd/debug/debug_print.h"
 #include "spmd/error.h"
@@ -222,6 +223,7 @@ ProgramExit run_program(const std::string& path, const std::string& source, cons
   };
   py::module_ program_exit = py::module_::import("_spmd_program_exit");
   program_exit.attr("begin")(main, path);
+  program_begins();
   ProgramExit ended;
   std::exception_ptr error;
   bool stopped = false;  // interrupted or out of time: no more of the program's code runs
@@ -249,6 +251,8 @@ ProgramExit run_program(const std::string& path, const std::string& source, cons
       if (!error) error = as_error(e);
     }
   }
+  // Its daemon threads end with it, before its Runtime does.
+  program_ended(started_runtime());
   if (error) std::rethrow_exception(error);
   return ended;
 }

@@ -319,3 +319,54 @@ TEST_CASE("cpython: sys.exit of a non-int object exits 1 and names the object", 
   CHECK(o.exit_code == 1);
   CHECK(o.summary() == "exit 1: the program ended with sys.exit([1, 2]) after 0 pmap runs");
 }
+
+TEST_CASE("cpython: a daemon thread's pmap ends with its program, and the next program runs", "[cli][cpython][exit]") {
+  // Issue 36, finding 1: the Runtime went away under a daemon thread still in
+  // a pmap (a crash in a third of the runs). The thread's run is stopped and
+  // the thread never comes back, as CPython ends daemon threads at exit.
+  for (int i = 0; i < 3; ++i) {
+    RunOutcome o = run_python("daemon_pmap.py", R"(import threading, time, jax, jax.numpy as jnp
+f = jax.pmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')
+started = threading.Event()
+def loop():
+    x = jnp.ones((jax.device_count(), 1000))
+    while True:
+        f(x)
+        started.set()
+threading.Thread(target=loop, daemon=True).start()
+started.wait(10)
+print("main done")
+)",
+                              RunSettings{.devices = 4});
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.status == "ok");
+    CHECK(o.stdout_text == "main done\n");
+    RunOutcome next = run_python("after_daemon.py", "import jax, jax.numpy as jnp\n"
+                                                    "print(jax.pmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')"
+                                                    "(jnp.arange(4.0)))\n",
+                                 RunSettings{.devices = 4});
+    CHECK(next.status == "ok");
+    CHECK(next.stdout_text == "[6. 6. 6. 6.]\n");
+    CHECK(next.pmap_runs == 1);
+  }
+}
+
+TEST_CASE("cpython: a Python signal handler runs during a long pmap", "[cli][cpython][signals]") {
+  // Issue 36, finding 8: handlers waited for the device run to end.
+  RunOutcome o = run_python("alarm.py", R"(import signal, jax, jax.numpy as jnp
+def on_alarm(signum, frame):
+    raise TimeoutError("took too long")
+signal.signal(signal.SIGALRM, on_alarm)
+f = jax.pmap(lambda x: jax.lax.fori_loop(0, 10**9, lambda i, c: c + 1.0, x))
+signal.setitimer(signal.ITIMER_REAL, 0.2)
+try:
+    f(jnp.zeros(4))
+finally:
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+)",
+                            RunSettings{.devices = 4});
+  REQUIRE(o.report);
+  CHECK(o.report->kind == "TimeoutError");
+  CHECK(o.report->message == "took too long");
+  CHECK(o.report->where.line == 3);
+}
