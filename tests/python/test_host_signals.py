@@ -44,6 +44,18 @@ def test_a_daemon_thread_in_a_pmap_at_exit_ends_quietly(tmp_path):
             assert (r.returncode, r.stdout, r.stderr) == (0, "main done\n", "")
 
 
+def test_a_daemon_thread_in_a_long_pmap_at_exit_is_stopped_first(tmp_path):
+    # The Runtime (a static of the extension) went away under the thread's run: SIGSEGV.
+    r = run_python3(tmp_path, f'''
+        import threading, time, jax, jax.numpy as jnp
+        f = {LONG_PMAP}
+        threading.Thread(target=lambda: f(jnp.zeros(jax.device_count())), daemon=True).start()
+        time.sleep(0.3)
+        print("main done")
+    ''')
+    assert (r.returncode, r.stdout, r.stderr) == (0, "main done\n", "")
+
+
 def test_a_signal_handler_that_raises_stops_the_pmap_with_its_report(tmp_path):
     r = run_python3(tmp_path, f'''
         import signal, time, jax, jax.numpy as jnp

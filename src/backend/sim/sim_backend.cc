@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/sim/fiber_scheduler.h"
+#include "backend/sim/stack_guard.h"
 #include "backend/sim/stack_pool.h"
 #include "dataplane/data_plane.h"
 #include "dataplane/device_plane.h"
@@ -88,6 +89,7 @@ class alignas(64) SingleThreadParker final : public detail::Parker {
 // The body of every device fiber: its placement, then the runtime's lifecycle.
 void device_main(detail::DeviceContext& ctx, const detail::DeviceBody& body) {
   detail::Placement& placement = detail::placement_of(ctx);
+  stack_guard::note_device(placement.device);
   boost::this_fiber::properties<DeviceProps>().placement = &placement;
   detail::set_current_placement(&placement);
   body(ctx);
@@ -248,6 +250,7 @@ void SimBackend::launch_top_level(std::span<detail::DeviceContext* const> device
     boost::fibers::context::active()->get_scheduler()->set_algo(algorithm);
   };
   const std::function<void(int)> body_of_thread = [&](int index) {
+    stack_guard::prepare_thread();
     install(index);
     if (index == 0) {
       try {

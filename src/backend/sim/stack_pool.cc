@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "backend/sim/stack_guard.h"
 #include "spmd/error.h"
 #include "util/format_bytes.h"
 
@@ -42,7 +43,10 @@ StackPool::StackPool(std::size_t stack_size) {
 }
 
 StackPool::~StackPool() {
-  for (auto [base, bytes] : regions_) ::munmap(base, bytes);
+  for (auto [base, bytes] : regions_) {
+    stack_guard::unregister_region(base);
+    ::munmap(base, bytes);
+  }
 }
 
 std::size_t StackPool::stacks_created() const {
@@ -70,6 +74,8 @@ boost::context::stack_context StackPool::allocate() {
       if (guard) ::mprotect(slot, page_size(), PROT_NONE);
       free_.push_back(slot);
     }
+    // An overflow into a guard page is then a report, not a bare SIGSEGV.
+    if (guard) stack_guard::register_region(base, slot_size_, kStacksPerRegion, stack_size_);
     created_ += kStacksPerRegion;
   }
   char* slot = static_cast<char*>(free_.back());

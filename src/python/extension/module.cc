@@ -6,6 +6,7 @@
 // Errors reach Python as _spmd.SpmdError whose text is the whole report, so
 // a test whose pmap would hang fails at once with the deadlock report.
 
+#include "python/program_threads.h"
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -53,6 +54,15 @@ void configure(std::optional<int> devices) {
 PYBIND11_MODULE(_spmd, m) {
   spmd::python::define_module(m);
   spmd::python::set_runtime_factory(make_runtime);
+  // At python3's exit (after its non-daemon threads were joined, as its
+  // other atexit callbacks run), a daemon thread still in a device run is
+  // stopped and never comes back, before the Runtime goes away with the
+  // process's statics.
+  m.def("_end_program_threads", [] {
+    spmd::python::program_begins();  // atexit callbacks run on the main thread
+    spmd::python::program_ended(spmd::python::started_runtime());
+  });
+  pybind11::module_::import("atexit").attr("register")(m.attr("_end_program_threads"));
   m.def("configure_standalone", &configure, pybind11::arg("devices") = pybind11::none(),
         "a fresh Runtime on next use, with `devices` devices (None: the program's count, else 8)");
 }

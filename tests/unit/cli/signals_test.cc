@@ -185,3 +185,26 @@ jax.pmap(f, axis_name='i')(jnp.arange(2048.0))
   INFO("the end of stderr:\n" << p.err().substr(p.err().size() > 1500 ? p.err().size() - 1500 : 0));
   CHECK(p.err().find("spmd: deadlock (Deadlock), exit code 3") != std::string::npos);
 }
+
+TEST_CASE("cli::signals: a device that overflows its fiber stack is a report naming it and --stack-size",
+          "[cli][signals]") {
+  // Issue 36, finding 2: C recursion in a device's Python (disable_jit) ran
+  // off the fiber stack into its guard page: a bare SIGSEGV, no message.
+  std::string path = write_temp("deep_repr.py", R"(import jax, jax.numpy as jnp
+def f(x):
+    v = []
+    for _ in range(900 if jax.lax.axis_index('i') == 1 else 1):
+        v = [v]
+    return x + len(repr(v))
+with jax.disable_jit():
+    print(jax.pmap(f, axis_name='i')(jnp.zeros(2)))
+)");
+  Subprocess p({SPMD_BIN_PATH, "run", path, "--devices", "2", "--stack-size", "64KiB"});
+  CHECK(p.wait() == 1);
+  CHECK(p.err().find("error[StackOverflow]: device 1 overflowed its fiber stack of 64.0 KiB\n") != std::string::npos);
+  CHECK(p.err().find("raise --stack-size (now 64.0 KiB)") != std::string::npos);
+  // A stack that holds the recursion gives the result.
+  Subprocess big({SPMD_BIN_PATH, "run", path, "--devices", "2", "--stack-size", "8MiB"});
+  CHECK(big.wait() == 0);
+  CHECK(big.out() == "[   4. 1802.]\n");
+}
