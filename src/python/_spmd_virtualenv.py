@@ -77,3 +77,35 @@ def activate(executable=None, stderr=None):
         stderr.write(f'spmd: note: {venv} has JAX {version} installed; spmd runs the program on spmdsim\'s own jax, '
                      'which shadows it\n')
     return site_dir
+
+
+def child_python(site_dir=None):
+    """The interpreter a child of the program should run: the venv's python when
+    its site-packages are in use, else the base Python of the version spmd embeds
+    (Debian's /usr/bin/python3.11), or None where neither exists."""
+    candidates = []
+    if site_dir:
+        venv = os.path.dirname(os.path.dirname(os.path.dirname(site_dir)))
+        candidates.append(os.path.join(venv, 'bin', 'python'))
+    version = f'{sys.version_info[0]}.{sys.version_info[1]}'
+    candidates.append(os.path.join(sys.base_prefix, 'bin', f'python{version}'))
+    for path in candidates:
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def set_child_python(extension_dir, site_dir=None):
+    """sys.executable inside `spmd run`: CPython embedded in spmd guesses it from
+    PATH (a pyenv shim, another Python version), so multiprocessing's spawn and
+    forkserver workers, and `subprocess.run([sys.executable, ...])`, started a
+    Python that could not import the program's modules. Such a child runs as a
+    plain python3 with spmdsim's jax: it gets the parent's sys.path (spawn passes
+    it on), which therefore also holds the directory of the _spmd extension
+    module (the parent's own _spmd is built into spmd and found first)."""
+    python = child_python(site_dir)
+    if python is not None:
+        sys.executable = python
+        sys._base_executable = python
+    if extension_dir and os.path.isdir(extension_dir) and extension_dir not in sys.path:
+        sys.path.append(extension_dir)

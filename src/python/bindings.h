@@ -133,6 +133,9 @@ auto run_from_host(F&& fn) {
 /// Where the jax package lives: $SPMD_PYTHON_DIR, else the source tree's
 /// src/python of this build. Reports leave its frames out of tracebacks.
 std::string package_dir();
+/// Where the _spmd extension module for a plain python3 lives:
+/// $SPMD_PYTHON_EXTENSION_DIR, else this build's.
+std::string extension_dir();
 
 /// Adds every class and function of the `_spmd` module to `m` (the embedded
 /// module of the spmd binary and the extension module for python3 alike).

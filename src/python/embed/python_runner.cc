@@ -70,8 +70,9 @@ void start_interpreter() {
   // before Debian's dist-packages: _spmd_virtualenv.py says why and how.
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  py::module_::import("_spmd_virtualenv").attr("activate")(n > 0 ? py::str(std::string(exe, static_cast<std::size_t>(n)))
-                                                                 : py::str(""));
+  py::module_ virtualenv = py::module_::import("_spmd_virtualenv");
+  py::object venv = virtualenv.attr("activate")(n > 0 ? py::str(std::string(exe, static_cast<std::size_t>(n))) : py::str(""));
+  virtualenv.attr("set_child_python")(extension_dir(), venv);
   py::module_::import("numpy");
   // What a run may not unload: the standard library loaded so far and numpy.
   sys.attr("_spmd_baseline_modules") = py::set(sys.attr("modules").attr("keys")());
