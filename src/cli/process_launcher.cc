@@ -23,6 +23,8 @@ namespace spmd::cli {
 
 namespace {
 
+std::string g_spmd_executable = "/proc/self/exe";
+
 struct Child {
   pid_t pid = -1;
   int fds[2] = {-1, -1};         // stdout, stderr
@@ -140,7 +142,7 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
       std::vector<char*> cargs;
       for (auto& a : args) cargs.push_back(a.data());
       cargs.push_back(nullptr);
-      ::execv("/proc/self/exe", cargs.data());
+      ::execv(g_spmd_executable.c_str(), cargs.data());
       ::_exit(127);
     }
     {
@@ -231,15 +233,30 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
   return result;
 }
 
-RunOutcome run_scenario_processes(const RunSettings& settings, const ProcessLayout& layout) {
+void set_spmd_executable(std::string path) { g_spmd_executable = std::move(path); }
+
+RunOutcome run_scenario_apart(const RunSettings& settings, const ProcessLayout& layout) {
   const int n = layout.processes;
+  const RunSettings defaults;
   std::vector<std::string> argv = {"spmd", "run", settings.path, "--format", "json", "--breakpoints", "print",
                                    "--num-processes", std::to_string(n)};
   if (settings.devices) argv.insert(argv.end(), {"--devices", std::to_string(*settings.devices)});
+  // Processes of one run schedule their devices on one thread each.
+  if (settings.threads && n == 1) argv.insert(argv.end(), {"--threads", std::to_string(*settings.threads)});
   if (settings.seed) argv.insert(argv.end(), {"--seed", std::to_string(*settings.seed)});
   if (settings.max_steps) argv.insert(argv.end(), {"--max-steps", std::to_string(*settings.max_steps)});
-  if (settings.max_seconds > 0) argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
+  // --max-seconds 0 is no budget: said explicitly, since spmd run's default may differ from the caller's.
+  argv.insert(argv.end(), {"--max-seconds", std::to_string(settings.max_seconds)});
   if (settings.backend != "sim") argv.insert(argv.end(), {"--backend", settings.backend});
+  if (settings.watchdog_seconds != defaults.watchdog_seconds) {
+    argv.insert(argv.end(), {"--watchdog-seconds", std::to_string(settings.watchdog_seconds)});
+  }
+  if (settings.arena_capacity != defaults.arena_capacity) {
+    argv.insert(argv.end(), {"--arena-capacity", std::to_string(settings.arena_capacity) + "B"});
+  }
+  if (settings.stack_size != defaults.stack_size) {
+    argv.insert(argv.end(), {"--stack-size", std::to_string(settings.stack_size) + "B"});
+  }
   if (settings.strict) argv.emplace_back("--strict");
   if (settings.process_local_devices) {
     argv.insert(argv.end(), {"--process-devices", *settings.process_local_devices ? "local" : "all"});
@@ -276,8 +293,12 @@ RunOutcome run_scenario_processes(const RunSettings& settings, const ProcessLayo
                              "run it alone: spmd run " + settings.path + " --num-processes " + std::to_string(n) +
                                  " --process-id " + std::to_string(r) + " --store DIR");
     }
-    std::istringstream lines(o.stdout_text);
-    for (std::string line; std::getline(lines, line);) all_stdout += "[process " + std::to_string(r) + "] " + line + "\n";
+    if (n == 1) {
+      all_stdout = o.stdout_text;
+    } else {
+      std::istringstream lines(o.stdout_text);
+      for (std::string line; std::getline(lines, line);) all_stdout += "[process " + std::to_string(r) + "] " + line + "\n";
+    }
     if (o.exit_code > decisive.exit_code) decisive = std::move(o);
   }
   decisive.stdout_text = all_stdout;

@@ -45,10 +45,17 @@ std::vector<std::string> gpus_for_launch(const ProcessLayout& layout, const std:
 /// A sink writing "[process r] line" to `out` or `err`.
 LineSink marked_lines(std::ostream& out, std::ostream& err);
 
-/// `spmd test` of a scenario that runs as `layout.processes` processes:
-/// runs them with --format json and returns the outcome of the process with
-/// the highest exit code (the lowest rank among equals); its stdout_text is
+/// `spmd test` of one scenario, in processes of its own: nothing a scenario
+/// leaves behind (interpreter state, numpy's print options, os.environ, the
+/// working directory, threads still running) reaches the next, so each is
+/// judged as if it ran alone. Runs its `layout.processes` processes with
+/// --format json and returns the outcome of the process with the highest
+/// exit code (the lowest rank among equals); with several, its stdout_text is
 /// every process's stdout, each line marked with its process.
-RunOutcome run_scenario_processes(const RunSettings& settings, const ProcessLayout& layout);
+RunOutcome run_scenario_apart(const RunSettings& settings, const ProcessLayout& layout);
+
+/// The spmd binary that launched processes run: this process's own
+/// executable, unless set (a test binary names the real spmd).
+void set_spmd_executable(std::string path);
 
 }  // namespace spmd::cli

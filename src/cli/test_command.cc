@@ -76,14 +76,9 @@ TestResult test_scenario(const std::string& path, const RunSettings& base) {
       return t;
     }
   }
-  std::ostringstream out, err;
-  std::istringstream in;
   auto start = std::chrono::steady_clock::now();
-  const ProcessLayout layout = process_layout(settings, header);
-  const int processes = layout.processes;
-  t.outcome = processes > 1 ? run_scenario_processes(settings, layout) : run_scenario(settings, out, err, in);
+  t.outcome = run_scenario_apart(settings, process_layout(settings, header));
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (processes == 1) t.outcome.stdout_text = out.str();
   t.expected = header.expect;
   t.got = got_of(t.outcome);
   if (header.expect.empty()) {

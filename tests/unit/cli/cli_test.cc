@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/scenario_header.h"
+#include "cli/process_launcher.h"
 #include "cli/scenario_runner.h"
 #include "cli/test_command.h"
 #include "spmd/error.h"
@@ -19,6 +20,10 @@ using namespace spmd;
 using namespace spmd::cli;
 
 namespace {
+
+// spmd test runs each scenario in a process of the real binary (this test
+// binary is no spmd).
+const bool kScenariosRunInSpmd = (set_spmd_executable(SPMD_BIN_PATH), true);
 
 std::string write_temp(const std::string& name, const std::string& text) {
   return spmd::testing::write_temp_scenario("spmd_cli_test", name, text);
@@ -232,4 +237,39 @@ TEST_CASE("cli::run: the program's own arguments reach its sys.argv", "[cli]") {
   RunOutcome o = run_scenario(s, out, std::cerr, in);
   CHECK(o.exit_code == 0);
   CHECK(out.str() == "['--lr', '0.1'] 0.1\n");
+}
+
+TEST_CASE("cli::test: each scenario is judged as if it ran alone", "[cli]") {
+  // Issue 36, finding 10: scenarios shared one interpreter, so one's changes
+  // (print options, math.pi, builtins, XLA_FLAGS, the working directory, a
+  // daemon thread printing) reached the next; each passed alone.
+  std::string dirty = write_temp("a_dirty.py", R"(# spmd: devices=2 expect=ok
+import builtins, math, os, threading, time
+import numpy as np
+np.set_printoptions(precision=1)
+math.pi = 3
+builtins.print_twice = True
+os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'
+os.chdir('/')
+def chatter():
+    while True:
+        print('daemon of a_dirty')
+        time.sleep(0.001)
+threading.Thread(target=chatter, daemon=True).start()
+time.sleep(0.05)
+)");
+  std::string clean = write_temp("b_clean.py", R"(# spmd: expect=ok
+# spmd: expect-stdout: 3.14159 3.141592653589793 False 8
+import builtins, math, os, time
+import numpy as np
+import jax
+time.sleep(0.05)
+print(np.array([math.pi])[0].round(5), math.pi, hasattr(builtins, 'print_twice'), jax.device_count())
+)");
+  TestResult alone = test_scenario(clean, RunSettings{});
+  CHECK(alone.problems.empty());
+  std::ostringstream log;
+  CHECK(run_tests({dirty, clean, clean}, RunSettings{}, "", log) == 0);
+  INFO(log.str());
+  CHECK(log.str().find("3 passed, 0 failed") != std::string::npos);
 }
