@@ -130,6 +130,10 @@ auto run_from_host(F&& fn) {
   });
 }
 
+/// Whether a pmap under jax.disable_jit() (devices running Python) is in
+/// progress: only its devices can block in Python calls of their own.
+bool eager_run_in_progress();
+
 /// Where the jax package lives: $SPMD_PYTHON_DIR, else the source tree's
 /// src/python of this build. Reports leave its frames out of tracebacks.
 std::string package_dir();

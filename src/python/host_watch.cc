@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <sstream>
 
 #include "python/bindings.h"
@@ -59,18 +60,44 @@ std::exception_ptr interrupt_error() {
 
 // The signal that wakes a blocked main thread: one programs leave alone.
 int wake_signal() { return SIGRTMAX - 2; }
+// Whether wake_handler() was installed on it (once per interpreter).
+std::atomic<bool> g_wake_installed{false};
 
-// The wake signal's Python handler: HostStop once a stop is due.
+// How long a device run may outlive its stop (the interrupt, or its time
+// budget) before the stop is raised in the main thread: the runtime stops
+// devices at their safe points within milliseconds; one that has not
+// stopped by then is blocked in a Python call of its own.
+constexpr auto kRunStopGrace = std::chrono::milliseconds(500);
+
+std::exception_ptr run_budget_error(double max_seconds) {
+  std::ostringstream budget;
+  budget << max_seconds;
+  return std::make_exception_ptr(BudgetExceeded(make_report(
+      "BudgetExceeded",
+      "the run exceeded its time budget of " + budget.str() + " s while a device was blocked in a Python call",
+      "under jax.disable_jit() a device's Python that blocks (a lock another device holds across a collective, "
+      "Event.wait, time.sleep) holds up every device on its thread; release locks before collectives, or raise "
+      "the budget (--max-seconds) if the call just takes long")));
+}
+
+// The wake signal's Python handler: HostStop once a stop is due. A plain C
+// function, not a pybind11 one: it may run on a device fiber (a device
+// blocked in a Python call under disable_jit), where pybind11's
+// error_already_set would take the GIL through the per-OS-thread
+// PyGILState API and wait for itself.
+PyObject* raise_host_stop(PyObject*, PyObject*) {
+  {
+    std::lock_guard<std::mutex> lock(g_stop_mu);
+    if (!g_stop_error || g_stop_delivered) Py_RETURN_NONE;
+    g_stop_delivered = true;
+  }
+  PyErr_SetNone(host_stop_type());
+  return nullptr;
+}
+
 PyObject* wake_handler() {
-  static PyObject* handler = pybind11::cpp_function([](pybind11::args) {
-                               {
-                                 std::lock_guard<std::mutex> lock(g_stop_mu);
-                                 if (!g_stop_error || g_stop_delivered) return;
-                                 g_stop_delivered = true;
-                               }
-                               PyErr_SetNone(host_stop_type());
-                               throw pybind11::error_already_set();
-                             }).release().ptr();
+  static PyMethodDef method{"_spmd_host_stop", raise_host_stop, METH_VARARGS, "raises _spmd.HostStop once a stop is due"};
+  static PyObject* handler = PyCFunction_New(&method, nullptr);
   return handler;
 }
 
@@ -110,6 +137,7 @@ HostWatch::HostWatch(std::function<bool()> interrupted, double max_seconds)
       pybind11::object previous = signal.attr("getsignal")(wake_signal());
       if (!previous.is_none() && !previous.equal(signal.attr("SIG_DFL"))) return false;
       signal.attr("signal")(wake_signal(), pybind11::handle(wake_handler()));
+      g_wake_installed.store(true);
       return true;
     } catch (const pybind11::error_already_set&) {
       return false;  // not the main thread: asynchronous exceptions only
@@ -150,11 +178,38 @@ void HostWatch::watch() {
     const auto now = clock::now();
     return (now - start) - (device_time() - device_time_before) > budget;
   };
+  std::optional<clock::time_point> interrupted_since;
   std::unique_lock<std::mutex> lock(mu_);
   // Interrupts are polled: Runtime::interrupt comes from a signal thread that
   // knows nothing of Python. 20 ms is well below what a person notices.
   while (!cv_.wait_for(lock, std::chrono::milliseconds(20), [this] { return done_; })) {
     const bool interrupted = interrupted_();
+    if (interrupted && !interrupted_since) interrupted_since = clock::now();
+    if (Runtime* rt = started_runtime(); rt != nullptr && rt->device_run_in_progress() && eager_run_in_progress()) {
+      // The runtime stops a run at its devices' safe points. A device blocked
+      // in a Python call (disable_jit: lock.acquire, Event.wait, time.sleep)
+      // blocks the OS thread its fiber shares with the others and reaches
+      // none: once the run overstays its stop, the stop is raised in the main
+      // thread as for host code. It ends the blocking call (EINTR), and the
+      // device that made it raises it. No GIL: that device may hold it.
+      std::exception_ptr stop;
+      if (interrupted && clock::now() - *interrupted_since > kRunStopGrace) {
+        try {
+          rt->check_interrupted();
+        } catch (...) {
+          stop = std::current_exception();
+        }
+      } else if (!interrupted && max_seconds_ > 0 && rt->current_run_time() > budget + kRunStopGrace) {
+        stop = run_budget_error(max_seconds_);
+      }
+      if (!stop || !g_wake_installed.load()) continue;
+      {
+        std::lock_guard<std::mutex> guard(g_stop_mu);
+        g_stop_error = stop;
+      }
+      pthread_kill(main_pthread_, wake_signal());
+      return;  // once, as below
+    }
     if (!interrupted && !(max_seconds_ > 0 && over_budget())) continue;
     // Inside a device run the runtime stops the devices itself and its error,
     // with where every device stood, reaches the program: raising here too

@@ -19,6 +19,7 @@ namespace spmd::python {
 namespace {
 // Atomic: a host watch thread reads it (started_runtime()).
 std::atomic<Runtime*> g_runtime = nullptr;
+std::atomic<int> g_eager_runs{0};
 RuntimeFactory g_factory;
 
 // The device count a CPU JAX program sets for itself before its first device
@@ -59,6 +60,8 @@ void set_runtime_factory(RuntimeFactory factory) {
 bool runtime_started() { return g_runtime != nullptr; }
 
 Runtime* started_runtime() { return g_runtime.load(); }
+
+bool eager_run_in_progress() { return g_eager_runs.load() > 0; }
 
 Runtime& runtime() {
   if (g_runtime == nullptr) {
@@ -189,6 +192,10 @@ void bind_runtime(py::module_& m) {
     std::exception_ptr error;
     {
       FiberSafeGilRelease release;
+      g_eager_runs.fetch_add(1);
+      struct Ended {
+        ~Ended() { g_eager_runs.fetch_sub(1); }
+      } ended;
       try {
         result = runtime().pmap(fn, args, o);
       } catch (...) {

@@ -192,6 +192,12 @@ std::chrono::steady_clock::duration Runtime::device_run_time() const {
          (st.active != nullptr ? std::chrono::steady_clock::now() - st.active_since : std::chrono::steady_clock::duration{});
 }
 
+std::chrono::steady_clock::duration Runtime::current_run_time() const {
+  std::lock_guard<std::mutex> lock(impl_->state.active_mu);
+  return impl_->state.active != nullptr ? std::chrono::steady_clock::now() - impl_->state.active_since
+                                        : std::chrono::steady_clock::duration{};
+}
+
 bool Runtime::device_run_in_progress() const {
   std::lock_guard<std::mutex> lock(impl_->state.active_mu);
   return impl_->state.active != nullptr;

@@ -145,6 +145,8 @@ class Runtime {
   /// run has its own budget), and leaves an interrupt during a run to it.
   std::chrono::steady_clock::duration device_run_time() const;
   bool device_run_in_progress() const;
+  /// How long the run in progress has run (zero when none). Safe from any thread.
+  std::chrono::steady_clock::duration current_run_time() const;
   /// Whether a top-level run took the interrupt (it was in progress, or
   /// began after it): that run's pmap throws the Interrupted error, so a
   /// front end need not raise one of its own. Safe from any thread.

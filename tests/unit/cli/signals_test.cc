@@ -208,3 +208,35 @@ with jax.disable_jit():
   CHECK(big.wait() == 0);
   CHECK(big.out() == "[   4. 1802.]\n");
 }
+
+TEST_CASE("cli::signals: a device blocked in a lock another device holds across a psum is stopped",
+          "[cli][signals]") {
+  // Issue 36, finding 7: under disable_jit one device's Python blocked in
+  // lock.acquire (or Event.wait) blocks the OS thread every device fiber
+  // shares: --max-seconds and SIGINT were not honoured.
+  std::string path = write_temp("lock_across_psum.py", R"(import threading, jax, jax.numpy as jnp
+from jax import lax
+lock = threading.Lock()
+def f(x):
+    with lock:
+        return lax.psum(x, 'i')
+with jax.disable_jit():
+    print(jax.pmap(f, axis_name='i')(jnp.arange(2.0)))
+)");
+  const auto start = std::chrono::steady_clock::now();
+  Subprocess budget({SPMD_BIN_PATH, "run", path, "--devices", "2", "--max-seconds", "0.5"});
+  CHECK(budget.wait() == 1);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(8));
+  CHECK(budget.err().find("error[BudgetExceeded]: the run exceeded its time budget of 0.5 s while a device was "
+                          "blocked in a Python call\n  --> " + path + ":5:5") != std::string::npos);
+  CHECK(budget.err().find("  device: 1\n") != std::string::npos);
+  CHECK(budget.err().find("stopped while waiting at psum over 'i' #0") != std::string::npos);
+
+  Subprocess interrupted({SPMD_BIN_PATH, "run", path, "--devices", "2"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  const auto signalled = std::chrono::steady_clock::now();
+  interrupted.signal(SIGINT);
+  CHECK(interrupted.wait() == 130);
+  CHECK(std::chrono::steady_clock::now() - signalled < std::chrono::seconds(5));  // not the 10 s grace
+  CHECK(interrupted.err().find("error[Interrupted]: interrupted by SIGINT") != std::string::npos);
+}
