@@ -6,11 +6,15 @@ device's print() under disable_jit goes through the ordered print queue.
 Around that sink these are the io classes programs and libraries expect of
 sys.stdout: io.TextIOBase with reconfigure, writelines, fileno (faulthandler),
 closed, tell and the rest, and a binary .buffer, as CPython's own streams
-have them (UTF-8, strict errors on stdout, backslashreplace on stderr).
+have them: UTF-8; on stdout the error handler CPython picked for its own
+from the locale (surrogateescape under the C and C.UTF-8 locales, where a lone
+surrogate from os.fsdecode prints as its byte; strict elsewhere), on stderr
+backslashreplace.
 """
 
 import io
 import os
+import sys
 
 
 class ProgramBinaryStream(io.RawIOBase):
@@ -126,5 +130,6 @@ def detach(stream):
 
 def program_streams(out_sink, err_sink):
     """(sys.stdout, sys.stderr) over the run's two sinks."""
-    return (ProgramTextStream(out_sink, '<stdout>', 'strict'),
+    stdout_errors = getattr(sys.__stdout__, 'errors', None) or 'strict'
+    return (ProgramTextStream(out_sink, '<stdout>', stdout_errors),
             ProgramTextStream(err_sink, '<stderr>', 'backslashreplace'))

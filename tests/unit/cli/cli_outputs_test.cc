@@ -142,7 +142,7 @@ TEST_CASE("cli::outputs: the JUnit file stays well-formed XML whatever the progr
 
 TEST_CASE("cli::outputs: the program's sys.stdout and sys.stderr are full io streams", "[cli][cpython]") {
   // Issue 36, finding 19: reconfigure, fileno (faulthandler.enable), writelines, closed, seekable, newlines,
-  // readable and tell were missing; CPython's stderr replaces a lone surrogate where stdout refuses it.
+  // readable and tell were missing; CPython's stderr replaces a lone surrogate, stdout follows the locale.
   const std::string path = spmd::testing::write_temp_scenario("cli-outputs", "streams.py", R"(import io, sys, faulthandler
 print(isinstance(sys.stdout, io.TextIOBase), sys.stdout.encoding, sys.stdout.errors, sys.stderr.errors, sys.stdout.name)
 sys.stdout.writelines(['a', 'b\n'])
@@ -162,7 +162,10 @@ try:
 except UnicodeEncodeError as e:
     print('UnicodeEncodeError', e.reason)
 )");
-  Subprocess p({SPMD_BIN_PATH, "run", path});
+  // stdout's error handler is the one CPython picks from the environment:
+  // strict where PYTHONIOENCODING says so, surrogateescape under the C.UTF-8
+  // locale (a lone surrogate prints as its byte), as python3 does.
+  Subprocess p({"/usr/bin/env", "PYTHONIOENCODING=utf-8:strict", SPMD_BIN_PATH, "run", path});
   const int code = p.wait();
   INFO("stderr:\n" << p.err());
   REQUIRE(code == 0);
@@ -170,4 +173,9 @@ except UnicodeEncodeError as e:
           "True utf-8 strict backslashreplace <stdout>\nab\nFalse False False None True\nTrue 1 2\nTrue\nbytes\n"
           "UnsupportedOperation\nUnicodeEncodeError surrogates not allowed\n");
   REQUIRE(p.err().find("surrogate \\udcff\n") != std::string::npos);
+  Subprocess c({"/usr/bin/env", "-u", "PYTHONIOENCODING", "LC_ALL=C.UTF-8", SPMD_BIN_PATH, "run", path});
+  REQUIRE(c.wait() == 0);
+  CHECK(c.out() ==
+        "True utf-8 surrogateescape backslashreplace <stdout>\nab\nFalse False False None True\nTrue 1 2\nTrue\n"
+        "bytes\nUnsupportedOperation\nlone \xff\n");
 }
