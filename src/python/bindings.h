@@ -76,7 +76,7 @@ SourceLoc to_loc(const py::handle& loc);
 void gil_acquired();
 void gil_releasing();
 /// PyEval_RestoreThread(state), then gil_acquired(); on a device fiber once
-/// the interpreter is finalizing, never returns (see program_binding.cc).
+/// the interpreter is finalizing, never returns (see gil.cc).
 void take_gil(PyThreadState* state);
 bool interpreter_finalizing();
 

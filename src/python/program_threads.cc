@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include "python/bindings.h"
 #include "spmd/runtime/runtime.h"
@@ -26,14 +28,44 @@ std::atomic<int> g_host_runs{0};
 // devices' next safe point; only a device blocked in a Python call of its own
 // (time.sleep under disable_jit) takes longer.
 constexpr auto kStopGrace = std::chrono::seconds(5);
+// How long the daemon threads of an ended program get to end.
+constexpr auto kDaemonGrace = std::chrono::seconds(1);
 
 bool thread_of_ended_program() {
   return g_ended.load(std::memory_order_acquire) &&
          PyThread_get_thread_ident() != g_program_thread.load(std::memory_order_relaxed);
 }
 
+// Threads that wait for the process to end (their idents).
+std::mutex g_parked_mu;
+std::set<unsigned long> g_parked;
+
 [[noreturn]] void wait_for_process_end() {
+  {
+    std::lock_guard<std::mutex> lock(g_parked_mu);
+    g_parked.insert(PyThread_get_thread_ident());
+  }
   for (;;) ::pause();
+}
+
+bool parked(unsigned long ident) {
+  std::lock_guard<std::mutex> lock(g_parked_mu);
+  return g_parked.count(ident) > 0;
+}
+
+// The program's daemon threads still running Python (with the GIL).
+std::vector<py::object> running_daemons() {
+  std::vector<py::object> out;
+  py::module_ threading = py::module_::import("threading");
+  py::object dummy = threading.attr("_DummyThread");
+  const unsigned long self = g_program_thread.load(std::memory_order_relaxed);
+  for (py::handle t : threading.attr("enumerate")()) {
+    if (py::isinstance(t, dummy) || !t.attr("daemon").cast<bool>() || !t.attr("is_alive")().cast<bool>()) continue;
+    py::object ident = t.attr("ident");
+    if (ident.is_none() || ident.cast<unsigned long>() == self || parked(ident.cast<unsigned long>())) continue;
+    out.push_back(py::reinterpret_borrow<py::object>(t));
+  }
+  return out;
 }
 
 }  // namespace
@@ -43,8 +75,35 @@ void program_begins() {
   g_ended.store(false, std::memory_order_release);
 }
 
-void program_ended(Runtime* runtime) {
+// Stops the device runs other threads are in, and waits until they left them.
+static void stop_device_runs(Runtime* runtime);
+
+void program_ended(Runtime* runtime, bool end_daemons) {
   g_ended.store(true, std::memory_order_seq_cst);
+  if (!end_daemons) {
+    stop_device_runs(runtime);
+    return;
+  }
+  // The daemon threads that run Python end as CPython ends them at exit,
+  // before the next program's imports could meet them: SystemExit at their
+  // next bytecode (which a thread ends on quietly); a blocking call returns
+  // first. Those in a device run stop below and never come back.
+  std::vector<py::object> daemons = running_daemons();
+  for (const py::object& t : daemons) {
+    PyThreadState_SetAsyncExc(t.attr("ident").cast<unsigned long>(), PyExc_SystemExit);
+  }
+  stop_device_runs(runtime);
+  // Bounded: a thread in a long blocking call is left to end with the process.
+  const auto deadline = std::chrono::steady_clock::now() + kDaemonGrace;
+  while (!running_daemons().empty() && std::chrono::steady_clock::now() < deadline) {
+    gil_releasing();
+    PyThreadState* state = PyEval_SaveThread();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    take_gil(state);
+  }
+}
+
+static void stop_device_runs(Runtime* runtime) {
   if (g_host_runs.load(std::memory_order_seq_cst) == 0) return;
   if (runtime != nullptr) runtime->interrupt("the program ended while a daemon thread's device run was in progress");
   const auto deadline = std::chrono::steady_clock::now() + kStopGrace;

@@ -60,7 +60,7 @@ PYBIND11_MODULE(_spmd, m) {
   // process's statics.
   m.def("_end_program_threads", [] {
     spmd::python::program_begins();  // atexit callbacks run on the main thread
-    spmd::python::program_ended(spmd::python::started_runtime());
+    spmd::python::program_ended(spmd::python::started_runtime(), /*end_daemons=*/false);
   });
   pybind11::module_::import("atexit").attr("register")(m.attr("_end_program_threads"));
   m.def("configure_standalone", &configure, pybind11::arg("devices") = pybind11::none(),

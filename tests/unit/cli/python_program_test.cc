@@ -323,7 +323,8 @@ TEST_CASE("cpython: sys.exit of a non-int object exits 1 and names the object", 
 TEST_CASE("cpython: a daemon thread's pmap ends with its program, and the next program runs", "[cli][cpython][exit]") {
   // Issue 36, finding 1: the Runtime went away under a daemon thread still in
   // a pmap (a crash in a third of the runs). The thread's run is stopped and
-  // the thread never comes back, as CPython ends daemon threads at exit.
+  // the thread never comes back, as CPython ends daemon threads at exit; one
+  // that runs Python gets SystemExit, so nothing of it reaches the next program.
   for (int i = 0; i < 3; ++i) {
     RunOutcome o = run_python("daemon_pmap.py", R"(import threading, time, jax, jax.numpy as jnp
 f = jax.pmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')
@@ -333,14 +334,20 @@ def loop():
     while True:
         f(x)
         started.set()
+def chatter():
+    while True:
+        print("daemon of the first program")
+        time.sleep(0.001)
 threading.Thread(target=loop, daemon=True).start()
 started.wait(10)
+threading.Thread(target=chatter, daemon=True).start()
+time.sleep(0.01)
 print("main done")
 )",
                               RunSettings{.devices = 4});
     REQUIRE(o.exit_code == 0);
     CHECK(o.status == "ok");
-    CHECK(o.stdout_text == "main done\n");
+    CHECK(o.stdout_text.rfind("main done\n") != std::string::npos);
     RunOutcome next = run_python("after_daemon.py", "import jax, jax.numpy as jnp\n"
                                                     "print(jax.pmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')"
                                                     "(jnp.arange(4.0)))\n",
