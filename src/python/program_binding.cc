@@ -13,7 +13,6 @@
 #include "spmd/program/primitive.h"
 #include "spmd/runtime/device.h"
 #include "util/format_bytes.h"
-#include "util/tsan_annotations.h"
 #include "util/log.h"
 
 namespace spmd::python {

@@ -6,7 +6,6 @@
 // Errors reach Python as _spmd.SpmdError whose text is the whole report, so
 // a test whose pmap would hang fails at once with the deadlock report.
 
-#include "python/program_threads.h"
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -14,6 +13,7 @@
 #include <optional>
 
 #include "python/bindings.h"
+#include "python/program_threads.h"
 #include "spmd/pmap/pmap.h"
 #include "spmd/runtime/runtime.h"
 
