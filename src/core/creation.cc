@@ -88,6 +88,36 @@ Array arange(double start, double stop, double step, std::optional<DType> dtype)
   }, "arange");
 }
 
+Array iota(const Shape& shape, int dimension, DType dtype) {
+  if (dimension < 0 || dimension >= static_cast<int>(shape.size())) {
+    throw_invalid_argument("ValueError",
+                           "iota dimension must be between 0 and len(shape), got dimension=" +
+                               std::to_string(dimension) + " for shape=" + shape_to_string(shape),
+                           "count along one of the shape's axes");
+  }
+  if (dtype == DType::kBool) {
+    throw_invalid_argument("TypeError",
+                           "iota does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
+                           "complexfloating.",
+                           "make the iota in an integer dtype and compare it to get booleans");
+  }
+  return detail::built_on_host([&] {
+    Array out = Array::uninitialized(shape, dtype, "iota");
+    // Row-major: the index along `dimension` is (flat / inner) % extent.
+    std::int64_t inner = 1;
+    for (std::size_t d = static_cast<std::size_t>(dimension) + 1; d < shape.size(); ++d) inner *= shape[d];
+    const std::int64_t extent = shape[static_cast<std::size_t>(dimension)];
+    detail::visit_dtype(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      T* p = out.mutable_data<T>();
+      detail::parallel_elements(out.size(), [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) p[i] = detail::narrow<T>(static_cast<double>((i / inner) % extent));
+      });
+    });
+    return out;
+  }, "iota");
+}
+
 Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType dtype) {
   if (num < 0) {
     throw_invalid_argument("ValueError", "linspace: num must be non-negative, got " + std::to_string(num),

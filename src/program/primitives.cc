@@ -191,6 +191,30 @@ Arrays broadcast_impl(const Primitive& p, std::span<const Array> in, const Param
   return {broadcast_to(reshape(in[0], expanded), shape)};
 }
 
+// iota(; dtype, shape, dimension): no operands; each element is its index
+// along `dimension`, made in the arena of the device that runs it.
+Avals iota_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 0);
+  const std::string& name = params.get<std::string>("dtype", p.name);
+  auto dt = parse_dtype(name);
+  if (!dt) type_error(p, "unknown dtype '" + name + "'");
+  if (*dt == DType::kBool) {
+    type_error(p, "iota does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, complexfloating.");
+  }
+  Shape shape = to_shape(params.get<std::vector<std::int64_t>>("shape", p.name));
+  std::int64_t d = params.get<std::int64_t>("dimension", p.name);
+  if (d < 0 || d >= static_cast<std::int64_t>(shape.size())) {
+    throw_shape_error("iota", "iota dimension must be between 0 and len(shape), got dimension=" + std::to_string(d) +
+                                  " for shape=" + shape_to_string(shape));
+  }
+  return {Aval{shape, *dt, false}};
+}
+Arrays iota_impl(const Primitive& p, std::span<const Array>, const Params& params, SourceLoc) {
+  return {iota(to_shape(params.get<std::vector<std::int64_t>>("shape", p.name)),
+               static_cast<int>(params.get<std::int64_t>("dimension", p.name)),
+               *parse_dtype(params.get<std::string>("dtype", p.name)))};
+}
+
 Avals concatenate_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   if (in.empty()) type_error(p, "needs at least one operand");
   DType dt = in[0].dtype;
@@ -852,6 +876,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("reshape", reshape_abstract, reshape_impl);
   add("transpose", transpose_abstract, transpose_impl);
   add("broadcast_in_dim", broadcast_abstract, broadcast_impl, 0, Fusion::kBroadcast);
+  add("iota", iota_abstract, iota_impl);
   add("concatenate", concatenate_abstract, concatenate_impl);
   add("matmul", matmul_abstract, matmul_impl);
   add("index", index_abstract, index_impl);
@@ -897,7 +922,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
     if (prim.fusion != Fusion::kNone) prim.replication = Replication::kPure;  // elementwise
   }
   for (auto [name, op] : reductions) r.at(name).replication = Replication::kPure;
-  for (const char* name : {"reshape", "transpose", "concatenate", "matmul", "index", "take", "cumsum", "cumprod", "rev",
+  for (const char* name : {"iota", "reshape", "transpose", "concatenate", "matmul", "index", "take", "cumsum", "cumprod", "rev",
                            "sort", "threefry_split", "threefry_fold_in", "threefry_bits", "random_unit",
                            "randint_bits", "erf", "erf_inv", "index_update", "stop_gradient", "sharding_constraint"}) {
     r.at(name).replication = Replication::kPure;

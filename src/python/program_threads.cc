@@ -139,4 +139,6 @@ void host_run_returns() {
   if (ended) wait_for_process_end();
 }
 
+bool host_runs_in_progress() { return g_host_runs.load(std::memory_order_seq_cst) > 0; }
+
 }  // namespace spmd::python

@@ -30,5 +30,7 @@ void program_ended(Runtime* runtime, bool end_daemons);
 /// another thread of an ended program neither returns.
 void host_run_begins();
 void host_run_returns();
+/// Whether host code of any thread is inside a device run now.
+bool host_runs_in_progress();
 
 }  // namespace spmd::python

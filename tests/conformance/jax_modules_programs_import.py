@@ -49,6 +49,14 @@ try:
     mesh_utils.create_device_mesh((3, 2))
 except ValueError as e:
     print('ValueError:', e)
+# Hybrid meshes: CPU devices have no slice_index, so only processes can be the granules (one here).
+hybrid = mesh_utils.create_hybrid_device_mesh((2, 4), (1, 1), process_is_granule=True)
+print(hybrid.shape, [d.id for d in hybrid.flat])
+for args, kwargs in ((((2, 2), (2, 1)), {}), (((2, 2), (2, 1)), {'process_is_granule': True})):
+    try:
+        mesh_utils.create_hybrid_device_mesh(*args, **kwargs)
+    except ValueError as e:
+        print('ValueError:', e)
 with Mesh(mesh, ('a', 'b')):
     print(pjit(lambda v: v * 2, in_shardings=None, out_shardings=None)(jnp.arange(8.0)))
 

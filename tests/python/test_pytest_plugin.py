@@ -58,3 +58,41 @@ def test_a_failing_suite_fails_fast_with_the_report(tmp_path):
     assert '1 failed' in r.stdout
     assert 'deadlock: device 1 waits at pmean over' in r.stdout
     assert 'first differing decision: lax.cond' in r.stdout
+
+
+@pytest.mark.parametrize('daemon', [True, False])
+def test_a_thread_still_in_a_pmap_as_the_next_test_starts(tmp_path, daemon):
+    # Issue 36: each test's fresh Runtime replaced the old one under a background thread still in a pmap on it.
+    suite = tmp_path / 'test_background_pmaps.py'
+    suite.write_text(textwrap.dedent(f'''
+        import threading
+        import jax, jax.numpy as jnp
+        from jax import lax
+
+        results = []
+
+        def loop():
+            for _ in range(300):
+                n = jax.local_device_count()
+                out = jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')(jnp.arange(float(n)))
+                results.append(out.tolist() == [n * (n - 1) / 2] * n)
+
+        worker = threading.Thread(target=loop, daemon={daemon})
+
+        def test_starts_the_thread():
+            worker.start()
+
+        def test_runs_pmaps_of_its_own():
+            for k in range(50):
+                assert jax.pmap(lambda x: x * 2)(jnp.arange(8.0)).tolist()[3] == 6.0
+
+        def test_joins_it():
+            worker.join()
+            assert results == [True] * 300
+    '''))
+    env = dict(os.environ)
+    env['PYTHONPATH'] = os.pathsep.join(os.path.abspath(p) for p in env.get('PYTHONPATH', '').split(os.pathsep) if p)
+    r = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'spmd_pytest', str(suite)],
+                       capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '3 passed' in r.stdout

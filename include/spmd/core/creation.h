@@ -25,6 +25,11 @@ inline Array arange(std::int64_t stop) { return arange(0, static_cast<double>(st
 /// jnp.linspace(start, stop, num, endpoint=True), float32 by default.
 Array linspace(double start, double stop, std::int64_t num, bool endpoint = true,
                DType dtype = kDefaultFloat);
+/// lax.broadcasted_iota: every element is its index along `dimension`
+/// (0 <= dimension < rank). Numeric dtypes only; throws InvalidArgument
+/// otherwise.
+Array iota(const Shape& shape, int dimension, DType dtype = kDefaultInt);
+
 /// jnp.eye(n, m).
 Array eye(std::int64_t n, std::int64_t m = -1, DType dtype = kDefaultFloat);
 

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "python/bindings.h"
 #include "python/program_threads.h"
@@ -22,6 +23,10 @@ namespace {
 struct Standalone {
   std::unique_ptr<spmd::Runtime> runtime;
   std::optional<int> devices;  // set by configure(); else the program's count, else 8
+  // Runtimes replaced while another thread was still in a device run on one
+  // (a test's background thread, still in its pmap as the next test starts):
+  // kept until no run is in progress, so that run ends as it would have.
+  std::vector<std::unique_ptr<spmd::Runtime>> retired;
 };
 
 Standalone& standalone() {
@@ -44,6 +49,11 @@ spmd::Runtime& make_runtime(std::optional<int> program_devices) {
 void configure(std::optional<int> devices) {
   Standalone& s = standalone();
   spmd::set_default_runtime(nullptr);
+  if (spmd::python::host_runs_in_progress()) {
+    if (s.runtime) s.retired.push_back(std::move(s.runtime));
+  } else {
+    s.retired.clear();
+  }
   s.runtime.reset();
   s.devices = devices;
   spmd::python::set_runtime_factory(make_runtime);
@@ -59,6 +69,7 @@ PYBIND11_MODULE(_spmd, m) {
   // stopped and never comes back, before the Runtime goes away with the
   // process's statics.
   m.def("_end_program_threads", [] {
+    for (auto& rt : standalone().retired) rt->interrupt("the program ended while a daemon thread's device run was in progress");
     spmd::python::program_begins();  // atexit callbacks run on the main thread
     spmd::python::program_ended(spmd::python::started_runtime(), /*end_daemons=*/false);
   });

@@ -217,6 +217,39 @@ with jax.disable_jit():
   }
 }
 
+TEST_CASE("cli::faults: jnp.arange and jnp.eye in a pmap are iota equations charged to the device's arena", "[cli][faults]") {
+  // Issue 36, finding 26: they were host constants of the program, never charged to any arena.
+  const char* text = R"(# spmd: devices=4
+import jax
+import jax.numpy as jnp
+
+
+def f(x):
+    return jnp.sum(jnp.arange(2**20) * x) + jnp.sum(jnp.eye(2048)[0])
+
+
+print(jax.pmap(f)(jnp.arange(4.0)))
+)";
+  RunSettings s;
+  s.arena_capacity = 2 * 1024 * 1024;
+  RunOutcome o = run_text("iota_oom.py", text, s);
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->kind == "OutOfMemoryError");
+  REQUIRE(o.report->device == 0);
+  REQUIRE(o.report->message == "device 0: out of memory allocating 4.0 MiB for iota");
+  REQUIRE(o.report->where.line == 7);
+  REQUIRE(o.report->where.column == 20);
+  s.arena_capacity = 5 * 1024 * 1024;
+  o = run_text("iota_oom.py", text, s);  // the arange fits; eye's two 2048 x 2048 iotas (16 MiB each) do not
+  REQUIRE(o.exit_code == 1);
+  REQUIRE(o.report->message == "device 0: out of memory allocating 16.0 MiB for iota");
+  REQUIRE(o.report->where.column == 53);
+  s.arena_capacity = 64 * 1024 * 1024;
+  o = run_text("iota_oom.py", text, s);
+  REQUIRE(o.exit_code == 0);
+  REQUIRE(o.stdout_text == "[1.0000000e+00 5.4975530e+11 1.0995106e+12 1.6492659e+12]\n");
+}
+
 TEST_CASE("cli::faults: a device arena out of memory names the device and the allocation", "[cli][faults]") {
   const char* text = R"(# spmd: devices=4
 import jax

@@ -76,6 +76,20 @@ TEST_CASE("core::creation: linspace follows jnp.linspace", "[creation]") {
   REQUIRE(error_of([] { linspace(0, 1, -1); }).kind == "ValueError");
 }
 
+TEST_CASE("core::creation: iota counts along one dimension of any shape", "[creation]") {
+  REQUIRE(ivals(iota({4}, 0)) == I{0, 1, 2, 3});
+  REQUIRE(iota({4}, 0).dtype() == DType::kInt32);
+  REQUIRE(ivals(iota({2, 3}, 0)) == I{0, 0, 0, 1, 1, 1});
+  REQUIRE(ivals(iota({2, 3}, 1)) == I{0, 1, 2, 0, 1, 2});
+  REQUIRE(ivals(iota({2, 3, 2}, 1)) == I{0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2});
+  REQUIRE(vals(iota({3}, 0, DType::kFloat16)) == V{0, 1, 2});
+  REQUIRE(vals(iota({2}, 0, DType::kBFloat16)) == V{0, 1});
+  REQUIRE(iota({0, 5}, 1).size() == 0);
+  REQUIRE(error_of([] { iota({2, 3}, 2); }).kind == "ValueError");
+  REQUIRE(error_of([] { iota({}, 0); }).kind == "ValueError");
+  REQUIRE(error_of([] { iota({3}, 0, DType::kBool); }).kind == "TypeError");
+}
+
 TEST_CASE("core::creation: eye places ones on the diagonal", "[creation]") {
   REQUIRE(vals(eye(2, 3)) == V{1, 0, 0, 0, 1, 0});
   REQUIRE(eye(2, 3).shape() == Shape{2, 3});

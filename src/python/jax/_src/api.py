@@ -32,6 +32,9 @@ class Device:
     def __repr__(self):
         return f'CpuDevice(id={self.id})' if self.platform == 'cpu' else f'CudaDevice(id={self.id})'
 
+    def __str__(self):  # as XLA's devices print (TFRT_CPU_0, cuda:0)
+        return f'TFRT_CPU_{self.id}' if self.platform == 'cpu' else f'cuda:{self.id}'
+
     def __eq__(self, other):
         return isinstance(other, Device) and other.id == self.id
 

@@ -252,6 +252,25 @@ class Tracer(Array):
         return self
 
 
+def concrete_shape(shape):
+    """`shape` (a sequence or one dimension) as a tuple of ints, or JAX's
+    TypeError for a traced or impossibly large dimension."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    for d in dims:
+        if isinstance(d, Tracer):
+            raise _concretization_error(
+                d, TypeError, f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.',
+                'shape')
+    dims = tuple(int(d) for d in dims)
+    too_big = [d for d in dims if not -2**63 <= d < 2**63]
+    if too_big:
+        err = TypeError(f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.')
+        err._spmd_hint = (f'the dimension {too_big[0]} does not fit in 64 bits, and no array can be that large; '
+                          'check the dimensions (a size in bytes or a power of two where a count was meant?)')
+        raise err
+    return dims
+
+
 def _concretization_error(tracer, cls, message, what):
     t = tracer._trace
     if not t.alive:

@@ -572,8 +572,27 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
 
 
 def iota(dtype, size):
-    import jax.numpy as jnp
-    return jnp.arange(size, dtype=dtype)
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
+    """Each element its index along `dimension`: an equation of the program,
+    made by the device that runs it (not a host constant)."""
+    dt = dtypes.canonicalize(dtype)
+    if not dtypes.issubdtype(dt, np.number):
+        raise TypeError(f'iota does not accept dtype {dt.name}. Accepted dtypes are subtypes of integer, floating, '
+                        'complexfloating.')
+    shape = core.concrete_shape(shape)
+    if builtins.any(d < 0 for d in shape):
+        raise TypeError(f'iota shape must have every element be nonnegative, got {shape}.')
+    if isinstance(dimension, core.Tracer):
+        raise core._concretization_error(dimension, TypeError, 'dimension argument of lax.broadcasted_iota',
+                                         'broadcasted_iota')
+    dimension = int(dimension)
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f'iota dimension must be between 0 and len(shape), got dimension={dimension} for '
+                         f'shape={shape}')
+    return bind1('iota', dtype=dt.name, shape=shape, dimension=dimension)
 
 
 def integer_pow(x, y):

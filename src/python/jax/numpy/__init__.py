@@ -109,23 +109,6 @@ def _flat(xs):
 array = asarray
 
 
-def _static_shape(shape):
-    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
-    for d in dims:
-        if isinstance(d, Tracer):
-            raise core._concretization_error(
-                d, TypeError, f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.',
-                'shape')
-    dims = tuple(int(d) for d in dims)
-    too_big = [d for d in dims if not -2**63 <= d < 2**63]
-    if too_big:
-        err = TypeError(f'Shapes must be 1D sequences of concrete values of integer type, got {shape}.')
-        err._spmd_hint = (f'the dimension {too_big[0]} does not fit in 64 bits, and no array can be that large; '
-                          'check the dimensions (a size in bytes or a power of two where a count was meant?)')
-        raise err
-    return dims
-
-
 def _from_host(a, dtype):
     """The numpy array `a` as an spmdsim array of `dtype` (numpy has no
     bfloat16: such values are made in float32 and converted, as asarray does)."""
@@ -137,7 +120,7 @@ def _from_host(a, dtype):
 
 def _creation(shape, dtype, fill):
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_float()
-    shape = _static_shape(shape)
+    shape = core.concrete_shape(shape)
     # One element broadcast to the shape, as JAX's lax.full: in a traced
     # function the array is an equation the device makes in its own arena, not
     # a program constant of the whole size held on the host.
@@ -187,28 +170,101 @@ def full_like(a, fill_value, dtype=None):
     return full(_aval(a).shape, fill_value, dtype or _aval(a).dtype)
 
 
+def _arange_dtype(bounds):
+    """JAX's result_type of arange's bounds: the strong dtypes of numpy or jax
+    values promoted together, a Python float making an integer result float."""
+    strong = [_np.dtype(dtypes.canonicalize(v.dtype)) for v in bounds if hasattr(v, 'dtype')]
+    has_float = builtins.any(isinstance(v, float) for v in bounds)
+    if not strong:
+        return dtypes.default_float() if has_float else dtypes.default_int()
+    dt = dtypes.canonicalize(_np.result_type(*strong))
+    return dtypes.default_float() if has_float and not dtypes.is_float(dt) else dt
+
+
 def arange(start, stop=None, step=None, dtype=None):
-    for v in (start, stop, step):
+    """As JAX: an iota equation for arange(n) and arange(0, n), so a traced
+    program makes it on the device; other bounds give a constant."""
+    for name, v in (('stop' if stop is None and step is None else 'start', start), ('stop', stop), ('step', step)):
         if _is_tracer(v):
-            raise core._concretization_error(v, __import__('jax').errors.ConcretizationTypeError,
-                                             'jax.numpy.arange needs concrete bounds: got a traced value.', 'arange')
-    a = _np.arange(start, stop, step) if stop is not None else _np.arange(start)
+            raise core._concretization_error(
+                v, __import__('jax').errors.ConcretizationTypeError,
+                f'jax.numpy.arange needs concrete bounds: got a traced value.\nIt arose in the jnp.arange argument '
+                f'{name!r}', 'arange')
+        if v is not None and _np.ndim(v) != 0:
+            raise ValueError(f'jax.numpy.arange: arguments must be scalars; got {name}={v}')
+    bounds = [v for v in (start, stop, step) if v is not None]
+    dt = dtypes.canonicalize(dtype) if dtype is not None else _arange_dtype(bounds)
+    if stop is None and step is None:
+        return lax.broadcasted_iota(dt, (int(_np.ceil(start)),), 0)
+    if step is None and start == 0:
+        return lax.broadcasted_iota(dt, (int(_np.ceil(stop)),), 0)
+    host_dt = _np.float32 if dt is dtypes.bfloat16 else dt
+    return _from_host(_np.arange(start, stop, step, dtype=host_dt), dt)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """JAX's formula, as equations: start * (1 - i/div) + stop * (i/div), with
+    the endpoint appended exactly."""
+    num = core.concrete_shape(num)[0] if not isinstance(num, int) else num
+    if num < 0:
+        raise ValueError(f'Number of samples, {num}, must be non-negative.')
+    start, stop = asarray(start), asarray(stop)
     if dtype is None:
-        args = [v for v in (start, stop, step) if v is not None]
-        dtype = dtypes.default_float() if builtins.any(isinstance(v, float) for v in args) else dtypes.default_int()
-    return _from_host(a, dtype)
-
-
-def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    return _from_host(_np.linspace(start, stop, num, endpoint=endpoint), dtype or dtypes.default_float())
+        dtype = result_type(start, stop)
+        if not dtypes.is_float(dtype):
+            dtype = dtypes.default_float()
+    dtype = dtypes.canonicalize(dtype)
+    computation = dtype if dtypes.is_float(dtype) else dtypes.default_float()
+    start, stop = start.astype(computation), stop.astype(computation)
+    bounds_shape = list(broadcast_shapes(start.shape, stop.shape))
+    start, stop = broadcast_to(start, bounds_shape), broadcast_to(stop, bounds_shape)
+    axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
+    bounds_shape.insert(axis, 1)
+    div = (num - 1) if endpoint else num
+    if num > 1:
+        delta = (stop - start) / asarray(div, dtype=computation)
+        iota_shape = [1] * len(bounds_shape)
+        iota_shape[axis] = div
+        step = reshape(lax.iota(computation, div), iota_shape) / asarray(div, dtype=computation)
+        out = reshape(start, bounds_shape) * (1 - step) + reshape(stop, bounds_shape) * step
+        if endpoint:
+            out = concatenate([out, expand_dims(stop, axis)], axis)
+    elif num == 1:
+        delta = asarray(_np.nan if endpoint else stop - start, dtype=computation)
+        out = reshape(start, bounds_shape)
+    else:
+        empty_shape = list(start.shape)
+        empty_shape.insert(axis, 0)
+        delta = full((), _np.nan, computation)
+        out = zeros(empty_shape, computation)
+    if not dtypes.is_float(dtype):
+        out = floor(out)
+    out = lax.convert_element_type(out, dtype)
+    return (out, delta) if retstep else out
 
 
 def eye(N, M=None, k=0, dtype=None):
-    return _from_host(_np.eye(N, M, k), dtype or dtypes.default_float())
+    """As JAX: two iotas compared, so a traced program makes it on the device."""
+    dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_float()
+    if _is_tracer(k) or _np.ndim(k) != 0 or not dtypes.issubdtype(_np.asarray(k).dtype, _np.integer):
+        raise ValueError(f'k must be a scalar integer; got {k}')
+    n = core.concrete_shape(N)[0]
+    m = n if M is None else core.concrete_shape(M)[0]
+    if n < 0 or m < 0:
+        raise ValueError(f'negative dimensions are not allowed, got {N} and {M}')
+    i = lax.broadcasted_iota(dtypes.int32, (n, m), 0)
+    j = lax.broadcasted_iota(dtypes.int32, (n, m), 1)
+    return lax.convert_element_type(equal(i + _np.int32(k), j), dt)
 
 
 def tri(N, M=None, k=0, dtype=None):
-    return _from_host(_np.tri(N, M, k), dtype or dtypes.default_float())
+    """As JAX's lax._tri: ones where the row index plus k reaches the column's."""
+    dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.float32
+    n = core.concrete_shape(N)[0]
+    m = n if M is None else core.concrete_shape(M)[0]
+    i = lax.broadcasted_iota(dtypes.int32, (n, m), 0)
+    j = lax.broadcasted_iota(dtypes.int32, (n, m), 1)
+    return lax.convert_element_type(greater_equal(i + _np.int32(k), j), dt)
 
 
 # --- elementwise ------------------------------------------------------------
