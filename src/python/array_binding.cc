@@ -74,6 +74,12 @@ DType dtype_from_name(const std::string& name) {
 }
 
 void bind_arrays(py::module_& m) {
+  // pybind11 finds numpy's C API in a function-local static whose first use
+  // imports numpy, which can release the GIL: a second thread reaching that
+  // first use then blocks in the static's guard holding the GIL, and the
+  // first never gets it back (a hang seen with a background thread's pmap).
+  // Made here, while the module is imported, before any thread can race.
+  py::dtype::of<float>();
   py::class_<Array>(m, "Array", "a concrete array on the host or one simulated device")
       .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("weak_type") = false)
       .def("to_numpy", &to_numpy)

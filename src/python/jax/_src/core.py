@@ -8,6 +8,8 @@ device later executes. A tracer used in a nested trace (a cond branch closing
 over a value of the enclosing pmap) becomes an input of the nested program.
 """
 
+import threading
+
 import numpy as np
 
 import _spmd
@@ -304,11 +306,22 @@ def _concretization_error(tracer, cls, message, what):
 # ---------------------------------------------------------------------------
 # traces
 
-_stack = []
+class _Traces(threading.local):
+    """The traces in progress, innermost last: one stack per thread, as JAX
+    keeps its trace state, so a thread's pmap is never recorded into another
+    thread's trace. (A disable_jit device has a thread state, and a stack, of
+    its own.)"""
+
+    def __init__(self):
+        self.stack = []
+
+
+_traces = _Traces()
 
 
 def current_trace():
-    return _stack[-1] if _stack else None
+    stack = _traces.stack
+    return stack[-1] if stack else None
 
 
 class outside:
@@ -320,12 +333,13 @@ class outside:
         self.trace = trace
 
     def __enter__(self):
-        assert _stack and _stack[-1] is self.trace
-        _stack.pop()
+        stack = _traces.stack
+        assert stack and stack[-1] is self.trace
+        stack.pop()
         return self
 
     def __exit__(self, *exc):
-        _stack.append(self.trace)
+        _traces.stack.append(self.trace)
         return False
 
 
@@ -394,11 +408,11 @@ class Trace:
         return [Tracer(self, var, ShapedArray(*aval)) for var, aval in outs]
 
     def __enter__(self):
-        _stack.append(self)
+        _traces.stack.append(self)
         return self
 
     def __exit__(self, *exc):
-        _stack.pop()
+        _traces.stack.pop()
         self.alive = False
         return False
 
