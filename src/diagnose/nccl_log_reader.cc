@@ -26,7 +26,9 @@ const std::regex& warn_pattern() {
 
 // ncclEnqueueCheck's line (enqueue.cc; the same text from 2.18 to 2.30):
 // "Op: opCount X sendbuff P recvbuff P count N datatype N op N root N comm P
-// [nranks=N] stream P". Parsed by hand: a log holds millions of them.
+// [nranks=N] stream P". RCCL (AMD's NCCL) appends fields of its own since
+// ROCm 6.0 ("task T globalrank G"): fields after the stream are ignored.
+// Parsed by hand: a log holds millions of them.
 struct CallLine {
   std::string op, op_count, count, datatype, redop, root, comm;
 };
@@ -34,14 +36,15 @@ struct CallLine {
 std::optional<CallLine> parse_call(std::string_view msg) {
   while (!msg.empty() && (msg.back() == ' ' || msg.back() == '\t')) msg.remove_suffix(1);
   std::vector<std::string_view> t;
-  for (std::size_t at = 0; at <= msg.size() && t.size() <= 20;) {
+  constexpr std::size_t kMaxTokens = 40;  // NCCL's 20 and a few trailing fields
+  for (std::size_t at = 0; at <= msg.size() && t.size() <= kMaxTokens;) {
     const std::size_t space = std::min(msg.find(' ', at), msg.size());
     t.push_back(msg.substr(at, space - at));
     at = space + 1;
   }
   static constexpr std::string_view kKeys[] = {"opCount", "sendbuff", "recvbuff", "count", "datatype",
                                                "op",      "root",     "comm"};
-  if (t.size() != 20 || t[0].size() < 2 || t[0].back() != ':' || t[18] != "stream") return std::nullopt;
+  if (t.size() < 20 || t.size() > kMaxTokens || t[0].size() < 2 || t[0].back() != ':' || t[18] != "stream") return std::nullopt;
   for (std::size_t k = 0; k < std::size(kKeys); ++k) {
     if (t[1 + 2 * k] != kKeys[k]) return std::nullopt;
   }
@@ -99,10 +102,13 @@ std::optional<InfoPrefix> parse_info_prefix(std::string_view line) {
 // communicator gives its parent, colour and key (with commId in 2.21, without
 // it since 2.23; "splitCount"/"childCount" in 2.28+). Since 2.19 the same
 // line with "- Init START" opens set-up: a rank with START and no COMPLETE is
-// stuck in it. Before 2.18 the line had no commId.
+// stuck in it. Before 2.18 the line had no commId. RCCL prints the same
+// fields and then its own ("localSize S used U bytes", "on core C" since
+// ROCm 6.2): whatever follows the fields read here, before " - Init", is
+// ignored.
 const std::regex& init_pattern() {
   static const std::regex re(
-      R"(^(?:(\w+) )?comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)(?: parent (\S+)(?: (?:splitCount|childCount) \d+)? color (-?\d+) key (-?\d+))?(?: commId 0x([0-9a-fA-F]+))? - Init (COMPLETE|START)\s*$)");
+      R"(^(?:(\w+) )?comm (\S+) rank (\d+) nranks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)(?: parent (\S+)(?: (?:splitCount|childCount) \d+)? color (-?\d+) key (-?\d+))?(?: commId 0x([0-9a-fA-F]+))?(?: \S+)*? - Init (COMPLETE|START)\s*$)");
   return re;
 }
 
@@ -191,6 +197,7 @@ class Reader {
   std::vector<std::string> cannot_tell_;
   std::map<std::pair<std::string, int>, int> unnamed_count_;  // (process, nranks) -> communicators without commId
   bool unnamed_said_ = false;
+  std::optional<Report> first_unreadable_;  // the first line skipped because it does not parse
   int init_lines_ = 0;
   int call_lines_ = 0;
 };
@@ -234,6 +241,12 @@ void Reader::on_init(const std::smatch& m, const std::string& process, int devic
       unnamed_said_ = true;
     }
   }
+  if (auto seen = comms_.find(identity); seen != comms_.end() && seen->second.size != nranks) {
+    bad_line(file, line, text,
+             "communicator " + identity + " has nranks " + std::to_string(nranks) + " here but " +
+                 std::to_string(seen->second.size) + " at " + seen->second.first_seen.to_string(),
+             "give the logs of one job (two jobs may reuse a commId only by chance)");
+  }
   if (known == instances_.end()) instances_[{process, ptr}] = CommInstance{device, rank, nranks, identity, 0};
   auto [it, added] = comms_.emplace(identity, Communicator{});
   Communicator& c = it->second;
@@ -242,12 +255,6 @@ void Reader::on_init(const std::smatch& m, const std::string& process, int devic
     c.size = nranks;
     c.first_seen = at;
     comm_order_.push_back(identity);
-  }
-  if (c.size != nranks) {
-    bad_line(file, line, text,
-             "communicator " + identity + " has nranks " + std::to_string(nranks) + " here but " +
-                 std::to_string(c.size) + " at " + c.first_seen.to_string(),
-             "give the logs of one job (two jobs may reuse a commId only by chance)");
   }
   c.device_of_rank[rank] = device;
   if (complete) c.completed_ranks.insert(rank);
@@ -400,12 +407,18 @@ void Reader::read(const LogFile& file) {
         refuse_repeats(file, *p, line_no, line);
         on_init(m, process, device, at, file.path, line_no, line);
       }
-    } catch (const SyntaxError&) {
+    } catch (const SyntaxError& e) {
       // A process killed mid-write leaves its last line unfinished: that is
-      // what a crash looks like, not a malformed log.
-      if (!cut_short) throw;
-      cannot_tell_.push_back(file.path + ":" + std::to_string(line_no) +
-                             ": the last line is cut short (the process stopped while writing it) and was skipped");
+      // what a crash looks like, not a malformed log. Any other line that
+      // does not parse (another NCCL build's format, an edit) is skipped and
+      // said: one such line must not cost the diagnosis of a whole job.
+      if (cut_short) {
+        cannot_tell_.push_back(file.path + ":" + std::to_string(line_no) +
+                               ": the last line is cut short (the process stopped while writing it) and was skipped");
+      } else {
+        cannot_tell_.push_back(e.report().message + ", so it was skipped (" + e.report().hint + ")");
+        if (!first_unreadable_) first_unreadable_ = e.report();
+      }
     }
   }
 }
@@ -430,6 +443,8 @@ void Reader::refuse_repeats(const LogFile& file, const InfoPrefix& p, int line_n
 }
 
 Recording Reader::finish() {
+  // Only when nothing could be read is an unreadable line the answer.
+  if (init_lines_ == 0 && call_lines_ == 0 && first_unreadable_) throw SyntaxError(std::move(*first_unreadable_));
   Recording rec;
   rec.source_kind = "NCCL INFO log";
   if (devices_.empty()) return rec;

@@ -1,6 +1,6 @@
 #pragma once
 // Reads NCCL_DEBUG=INFO logs (NCCL 2.18 to 2.30; older ones without commId
-// too) into a Recording: the communicator set-up lines ("comm 0x... rank R
+// too; RCCL's, which add fields of their own) into a Recording: the communicator set-up lines ("comm 0x... rank R
 // nranks N cudaDev D ... commId 0x... - Init START / Init COMPLETE", their
 // ncclCommSplit forms) map each process's communicator pointers to ranks;
 // the collective lines ("AllReduce: opCount 5 sendbuff ... count 1024
@@ -28,10 +28,11 @@ struct LogFile {
 /// True when `text` holds at least one NCCL INFO or WARN line.
 bool looks_like_nccl_log(std::string_view text);
 
-/// Throws SyntaxError naming file:line for a set-up or collective line that
-/// does not parse (a last line cut short by a dying process is skipped and
-/// said in cannot_tell), and UsageError when a collective names a
-/// communicator that no set-up line introduced.
+/// A set-up or collective line that does not parse is skipped and said in
+/// cannot_tell with its file:line (as is a last line cut short by a dying
+/// process); only when no line at all could be read is the first such line a
+/// SyntaxError. Throws UsageError when a collective names a communicator that
+/// no set-up line introduced.
 Recording read_nccl_logs(const std::vector<LogFile>& files);
 
 /// NCCL's numbers in words: datatype 7 is "float32", op 0 is "sum".

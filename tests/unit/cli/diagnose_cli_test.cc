@@ -32,6 +32,10 @@ TEST_CASE("cli::diagnose: a hang exits 3 with the report, a healthy job 0", "[cl
   CHECK(has(hang.err(), "error[Deadlock]: hang: ranks {0, 1, 3} wait at AllReduce #4 on comm 0x4e2f8a17c3d9b605 (4 "
                         "ranks) but rank 2 never joins\n"));
   CHECK(has(hang.err(), "  reproduce: spmd diagnose " + fixture("nccl_skip_allreduce.log") + "\n"));
+  Subprocess rccl({SPMD_BIN_PATH, "diagnose", fixture("rccl_skip_allreduce.log")});  // AMD's RCCL, ROCm 6.2
+  CHECK(rccl.wait() == 3);
+  CHECK(has(rccl.err(), "error[Deadlock]: hang: ranks {0, 1, 3} wait at AllReduce #4 on comm 0x4e2f8a17c3d9b605 (4 "
+                        "ranks) but rank 2 never joins\n"));
   Subprocess ok({SPMD_BIN_PATH, "diagnose", fixture("fr_healthy")});
   CHECK(ok.wait() == 0);
   CHECK(has(ok.err(), "spmd: read 2 ranks' flight-recorder dumps: 1 communicator, 6 calls; every rank completed the "

@@ -243,15 +243,13 @@ TEST_CASE("diagnose: inputs it cannot use are refused with the file, the line an
     const Report r = verdict({fixture("nccl_count_mismatch.log"), fixture("fr_healthy/trace_0")}, "UsageError");
     CHECK(has(r.message, "the inputs mix NCCL logs"));
   }
-  SECTION("a collective line that does not parse names its file and line") {
-    std::string log = "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 0 commId 0x9 - Init COMPLETE\n"
-                      "h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count ten datatype 7\n"
-                      "h:1:1 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 recvbuff 0x1 count 1 datatype 7 op 0 root 0 "
-                      "comm 0x1 [nranks=1] stream 0x2\n";
+  SECTION("a log none of whose NCCL lines parse names the first one's file and line") {
+    std::string log = "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId zz commId 0x9 - Init COMPLETE\n"
+                      "h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count ten datatype 7\n";
     const std::string path = write(dir, "bad.log", log);
     const Report r = verdict({path}, "SyntaxError");
-    CHECK(r.message == path + ":2: a collective line that does not parse");
-    CHECK(r.where.line == 2);
+    CHECK(r.message == path + ":1: a communicator set-up line that does not parse");
+    CHECK(r.where.line == 1);
   }
   SECTION("a call on a communicator no set-up line introduced") {
     const std::string path = write(dir, "late.log",
@@ -294,6 +292,58 @@ std::string call(const std::string& prefix, const std::string& op, int op_count,
 }
 
 }  // namespace
+
+TEST_CASE("diagnose: a line that does not parse is skipped and said, and the job is still diagnosed", "[diagnose]") {
+  // Issue 33: one unreadable line (another build's format, an edit) made the whole job a SyntaxError.
+  spmd::testing::TempDir dir("spmd-diagnose");
+  std::string log = "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 0 commId 0x9 - Init COMPLETE\n"
+                    "h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count ten datatype 7\n"
+                    "h:1:1 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 recvbuff 0x1 count 1 datatype 7 op 0 root 0 "
+                    "comm 0x1 [nranks=1] stream 0x2\n"
+                    "h:1:1 [0] NCCL INFO comm 0x2 rank 3 nranks 2 cudaDev 0 busId 0 commId 0x8 - Init COMPLETE\n";
+  const std::string path = write(dir, "one_bad.log", log);
+  const DiagnoseSummary s = spmd::diagnose_files({path});
+  CHECK(s.ranks == 1);
+  CHECK(s.calls == 1);
+  REQUIRE(s.cannot_tell.size() >= 2);
+  CHECK(s.cannot_tell[0] == path + ":2: a collective line that does not parse, so it was skipped (NCCL prints 'Op: "
+                            "opCount N sendbuff P recvbuff P count N datatype N op N root N comm P [nranks=N] stream "
+                            "P'; was the line cut or edited?)");
+  CHECK(s.cannot_tell[1] == path + ":4: rank 3 of nranks 2 is not a rank, so it was skipped (this line does not look "
+                            "like NCCL's own; was the log edited?)");
+}
+
+TEST_CASE("diagnose: RCCL's logs (ROCm 5.7, 6.2 and develop formats) give their NCCL twins' verdicts", "[diagnose]") {
+  // Issue 33: RCCL's set-up lines ("... localSize 136 used 1207959552 bytes [on core C] - Init COMPLETE") made
+  // every such log a SyntaxError. The rccl_* fixtures are the nccl_* jobs as RCCL logs them (make_rccl_logs.py).
+  const DiagnoseSummary healthy = spmd::diagnose_files({fixture("rccl_healthy")});
+  const DiagnoseSummary twin = spmd::diagnose_files({fixture("nccl_healthy")});
+  CHECK(healthy.ranks == twin.ranks);
+  CHECK(healthy.communicators == twin.communicators);
+  CHECK(healthy.calls == twin.calls);
+  CHECK(healthy.cannot_tell == twin.cannot_tell);
+  for (const auto& [name, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"skip_allreduce.log", "Deadlock"}, {"init_hang.log", "Deadlock"}, {"two_comms", "Deadlock"},
+           {"count_mismatch.log", "CollectiveMismatch"}}) {
+    INFO(name);
+    const Report rccl = verdict({fixture("rccl_" + name)}, kind);
+    const Report nccl = verdict({fixture("nccl_" + name)}, kind);
+    CHECK(rccl.where.line == nccl.where.line);
+    CHECK(rccl.op == nccl.op);
+    REQUIRE(rccl.devices.size() == nccl.devices.size());
+    for (std::size_t k = 0; k < nccl.devices.size(); ++k) {
+      CHECK(rccl.devices[k].state == nccl.devices[k].state);
+      CHECK(rccl.devices[k].collectives_done == nccl.devices[k].collectives_done);
+    }
+    if (name != "count_mismatch.log") {  // ROCm 5.7 logs no commId: its communicator is named by its order
+      std::string expected = nccl.message;
+      for (std::size_t at = expected.find("nccl_"); at != std::string::npos; at = expected.find("nccl_", at)) {
+        expected.replace(at, 5, "rccl_");
+      }
+      CHECK(rccl.message == expected);
+    }
+  }
+}
 
 TEST_CASE("diagnose: a line two processes wrote at once goes to the last prefix, a bare call line to its comm's owner",
           "[diagnose]") {
