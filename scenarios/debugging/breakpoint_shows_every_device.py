@@ -1,5 +1,5 @@
 # spmd: devices=2 expect=ok
-# spmd: expect-stdout: breakpoint: 2 devices stopped at scenarios/debugging/breakpoint_shows_every_device.py:15:5
+# spmd: expect-stdout: breakpoint: 2 devices stopped at breakpoint_shows_every_device.py:15:5
 # spmd: expect-stdout:   [device 0] x = [0. 1.]
 # spmd: expect-stdout:   [device 0] y = [0. 2.]
 # spmd: expect-stdout:   [device 1] x = [2. 3.]

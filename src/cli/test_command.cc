@@ -52,6 +52,27 @@ std::string got_of(const RunOutcome& o) {
   return o.status;
 }
 
+// `text` with the scenario's directory left out of the paths in it (as
+// given, or absolute), so that a scenario printing its own file name prints
+// the same under `spmd test scenarios/`, `spmd test /abs/scenarios` or from
+// its own directory: expectations name files relative to the scenario.
+std::string relative_to_scenario(std::string text, const std::string& path) {
+  const fs::path given = fs::path(path).parent_path();
+  std::error_code ec;
+  const fs::path absolute = fs::weakly_canonical(fs::absolute(given, ec), ec);
+  std::vector<std::string> prefixes;
+  if (!absolute.empty()) prefixes.push_back(absolute.string() + "/");
+  if (!given.empty()) prefixes.push_back(given.string() + "/");
+  // The longer first: one may end with the other ("../../tmp/s/" and "/tmp/s/").
+  std::sort(prefixes.begin(), prefixes.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  for (const std::string& prefix : prefixes) {
+    for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
+      text.erase(at, prefix.size());
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 TestResult test_scenario(const std::string& path, const RunSettings& base) {
@@ -105,14 +126,16 @@ TestResult test_scenario(const std::string& path, const RunSettings& base) {
     }
   }
   for (const auto& part : header.expect_message) {
-    std::string text = r ? r->to_text() : "";
+    const std::string text = relative_to_scenario(r ? r->to_text() : "", path);
     if (text.find(part) == std::string::npos) t.problems.push_back("the report does not contain \"" + part + "\"");
   }
   if (header.expect_stdout) {
     std::string expected;
     for (const auto& l : *header.expect_stdout) expected += l + "\n";
-    if (expected != t.outcome.stdout_text) {
-      std::string diff = "stdout differs:\n--- expected\n" + expected + "--- got\n" + t.outcome.stdout_text;
+    const std::string got = relative_to_scenario(t.outcome.stdout_text, path);
+    if (expected != got) {
+      std::string diff = "stdout differs (paths relative to the scenario's directory):\n--- expected\n" + expected +
+                         "--- got\n" + got;
       t.problems.push_back(diff);
     }
   }

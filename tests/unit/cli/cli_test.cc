@@ -166,7 +166,8 @@ TEST_CASE("cli::test: expectations pass and fail with reasons", "[cli]") {
           std::vector<std::string>{"no expectation: add a header line such as '# spmd: expect=ok'"});
   std::string out_diff = write_temp("out.py", "# spmd: expect=ok\n# spmd: expect-stdout: 3\nprint(1 + 1)\n");
   REQUIRE(test_scenario(out_diff, RunSettings{}).problems ==
-          std::vector<std::string>{"stdout differs:\n--- expected\n3\n--- got\n2\n"});
+          std::vector<std::string>{"stdout differs (paths relative to the scenario's directory):\n--- expected\n3\n"
+                                   "--- got\n2\n"});
   std::string xml = junit_xml({r, w});
   REQUIRE(xml.find("tests=\"2\" failures=\"1\"") != std::string::npos);
   REQUIRE(xml.find("<failure message=\"expected mismatch, got ok\">") != std::string::npos);
@@ -174,6 +175,24 @@ TEST_CASE("cli::test: expectations pass and fail with reasons", "[cli]") {
   REQUIRE(run_tests({good, wrong}, RunSettings{}, "", log) == 1);
   REQUIRE(log.str().find("1 passed, 1 failed") != std::string::npos);
   REQUIRE_THROWS_AS(collect_scenarios({"/nonexistent"}), InvalidArgument);
+}
+
+TEST_CASE("cli::test: expect-stdout and expect-message name files relative to the scenario, however it is given", "[cli]") {
+  // Issue 33: a scenario printing its own file name passed only when given as the header's author gave it.
+  const std::string path = write_temp("prints_its_path.py",
+                                      "# spmd: expect=error:ValueError expect-message=prints_its_path.py:5\n"
+                                      "# spmd: expect-stdout: prints_its_path.py\n"
+                                      "import sys\n"
+                                      "print(sys.argv[0])\n"
+                                      "raise ValueError('no')\n");
+  const TestResult absolute = test_scenario(path, RunSettings{});
+  CHECK(absolute.problems.empty());
+  CHECK(absolute.passed);
+  const std::string relative = std::filesystem::relative(path).string();
+  REQUIRE(relative != path);
+  const TestResult given_relative = test_scenario(relative, RunSettings{});
+  CHECK(given_relative.problems == std::vector<std::string>{});
+  CHECK(given_relative.passed);
 }
 
 TEST_CASE("cli::test: the JUnit XML replaces bytes that are not UTF-8 and characters XML cannot hold", "[cli]") {
