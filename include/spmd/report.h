@@ -22,9 +22,14 @@ class Json;
 struct ReportTable {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
+  /// At most this many rows in a terminal's text, with a line saying how many
+  /// more there are (0: all): for tables whose rows can run into the
+  /// hundreds (one per pytree leaf). JSON always holds every row.
+  std::size_t text_rows = 0;
   bool empty() const { return rows.empty(); }
-  /// The header and rows in aligned columns, each line starting with `indent`.
-  std::string to_text(const std::string& indent) const;
+  /// The header and rows in aligned columns, each line starting with `indent`;
+  /// `all_rows` ignores text_rows (spmd run --explain).
+  std::string to_text(const std::string& indent, bool all_rows = false) const;
 };
 
 /// Where one device stands when the run stopped.
@@ -75,8 +80,9 @@ struct Report {
   Divergence divergence;
   std::string repro;     ///< a command that reproduces the run, if known
 
-  /// Multi-line rendering for a terminal; ends with a newline.
-  std::string to_text() const;
+  /// Multi-line rendering for a terminal; ends with a newline. `all_rows`:
+  /// every row of the table, however long (--explain).
+  std::string to_text(bool all_rows = false) const;
   /// JSON object with the same fields.
   Json to_json() const;
   /// The inverse of to_json() (reports another process printed with

@@ -1,4 +1,4 @@
-# spmd: devices=4 expect=error:InputSplitError expect-line=14 expect-message=argument 1 'y' of shape (3,) has size 3 along axis 0
+# spmd: devices=4 expect=error:InputSplitError expect-line=14 expect-message=argument y has size 3 along axis 0, where argument x has size 4
 # Two mapped arguments whose leading axes differ: x has 4 rows (one per
 # device), y has 3 elements. Every mapped axis must equal the device count;
 # an argument meant to be the same on every device needs in_axes=None.

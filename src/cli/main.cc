@@ -83,13 +83,14 @@ void apply_signal_exit_code(spmd::cli::RunOutcome& o) {
   if (int sig = spmd::cli::received_signal(); sig != 0 && o.status == "interrupted") o.exit_code = 128 + sig;
 }
 
-void print_outcome(const spmd::cli::RunOutcome& o, const std::string& format) {
+// `all_rows`: a report's long tables whole (--explain), not cut to their first rows.
+void print_outcome(const spmd::cli::RunOutcome& o, const std::string& format, bool all_rows = false) {
   if (format == "json") {
     std::cout << o.to_json().dump(2) << std::endl;
     return;
   }
   if (o.report) {
-    std::cerr << "\n" << o.report->to_text() << std::flush;
+    std::cerr << "\n" << o.report->to_text(all_rows) << std::flush;
   }
   // One write per line: the signal thread may print meanwhile, and a line
   // must not be split by its message.
@@ -292,7 +293,7 @@ int main(int argc, char** argv) {
       } else {
         auto o = spmd::cli::run_scenario(run_settings, std::cout, std::cerr, std::cin);
         apply_signal_exit_code(o);
-        print_outcome(o, "text");
+        print_outcome(o, "text", run_settings.explain);
         code = o.exit_code;
       }
     } else if (*test) {

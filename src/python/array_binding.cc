@@ -78,8 +78,11 @@ void bind_arrays(py::module_& m) {
   // imports numpy, which can release the GIL: a second thread reaching that
   // first use then blocks in the static's guard holding the GIL, and the
   // first never gets it back (a hang seen with a background thread's pmap).
-  // Made here, while the module is imported, before any thread can race.
-  py::dtype::of<float>();
+  // spmdsim's jax makes that first use as it is imported, before any thread
+  // can race; not here, as spmd defines the module before sys.path holds the
+  // program's venv, whose numpy must be the one found.
+  m.def("_find_numpy_api", [] { py::dtype::of<float>(); },
+        "finds numpy's C API for the array conversions (once, at `import jax`)");
   py::class_<Array>(m, "Array", "a concrete array on the host or one simulated device")
       .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("weak_type") = false)
       .def("to_numpy", &to_numpy)

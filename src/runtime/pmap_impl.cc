@@ -53,6 +53,91 @@ std::string out_label(const PmapOptions& o, std::size_t k) {
   throw InvalidArgument(std::move(r));
 }
 
+// A mapped leaf as JAX's size errors name it: "argument params['w']" (the
+// pytree path) or "args[3]" without names, and its type "float32[8,3]".
+std::string leaf_name(const PmapOptions& o, std::size_t k) {
+  if (k < o.arg_names.size() && !o.arg_names[k].empty()) return "argument " + o.arg_names[k];
+  return "args[" + std::to_string(k) + "]";
+}
+std::string leaf_type(const Array& a) {
+  std::string dims;
+  for (std::int64_t d : a.shape()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+  return std::string(dtype_name(a.dtype())) + "[" + dims + "]";
+}
+
+// Rows of the per-leaf table a terminal shows; --explain and JSON have all.
+constexpr std::size_t kSplitTableRows = 8;
+
+struct SplitSizes {
+  std::string odd_one_out;           // "axis 0 of argument batch has size 7, where 102 others have size 8"
+  std::vector<std::string> details;  // one line per size, as JAX prints them, and a few more leaves of each
+};
+
+// Mapped sizes that disagree, grouped as JAX's _mapped_axis_size groups them
+// (a line per size, the most common first, with its first leaf), so a pytree
+// of hundreds of leaves takes a few lines; each group also names up to three
+// more of its leaves, and the message names the odd one out (the rarest
+// size) first.
+SplitSizes group_split_sizes(const PmapOptions& o, std::span<const Array> args,
+                             const std::vector<std::optional<int>>& in_axes,
+                             const std::vector<std::pair<std::size_t, std::int64_t>>& sizes) {
+  constexpr std::size_t kMaxGroups = 10, kMoreNames = 3;
+  std::vector<std::pair<std::int64_t, std::vector<std::size_t>>> groups;  // size -> leaves, first seen first
+  for (auto& [k, n] : sizes) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == n; });
+    if (g == groups.end()) groups.push_back({n, {k}});
+    else g->second.push_back(k);
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  auto where = [&](std::size_t k) {
+    return "axis " + std::to_string(*in_axes[k]) + " of " + leaf_name(o, k) + " of type " + leaf_type(args[k]);
+  };
+  SplitSizes out;
+  for (std::size_t g = 0; g < groups.size() && g < kMaxGroups; ++g) {
+    const auto& [n, leaves] = groups[g];
+    const std::string size = std::to_string(n);
+    if (leaves.size() == 1) {
+      out.details.push_back("* one axis had size " + size + ": " + where(leaves[0]) + ";");
+    } else {
+      out.details.push_back(std::string(g == 0 ? "* most" : "* some") + " axes (" + std::to_string(leaves.size()) +
+                            " of them) had size " + size + ", e.g. " + where(leaves[0]) + ";");
+      std::string also;
+      for (std::size_t i = 1; i < leaves.size() && i <= kMoreNames; ++i) {
+        const std::size_t k = leaves[i];
+        also += (also.empty() ? "" : ", ") +
+                (k < o.arg_names.size() && !o.arg_names[k].empty() ? o.arg_names[k] : "args[" + std::to_string(k) + "]");
+      }
+      if (leaves.size() > kMoreNames + 1) also += " and " + std::to_string(leaves.size() - kMoreNames - 1) + " more";
+      out.details.push_back("  also " + also);
+    }
+  }
+  if (groups.size() > kMaxGroups) {
+    out.details.push_back("* and " + std::to_string(groups.size() - kMaxGroups) + " more sizes");
+  }
+  // JAX's last line has no semicolon.
+  for (auto it = out.details.rbegin(); it != out.details.rend(); ++it) {
+    if (it->starts_with("* ") && it->ends_with(";")) {
+      it->pop_back();
+      break;
+    }
+  }
+  // "argument batch has size 7 along axis 0, where 102 others have size 8"
+  auto has = [&](const std::pair<std::int64_t, std::vector<std::size_t>>& g) {
+    const std::size_t k = g.second[0];
+    return g.second.size() == 1 ? leaf_name(o, k) + " has size " + std::to_string(g.first) + " along axis " +
+                                      std::to_string(*in_axes[k])
+                                : std::to_string(g.second.size()) + " axes have size " + std::to_string(g.first);
+  };
+  const auto& odd = groups.back();
+  const std::size_t others = sizes.size() - odd.second.size();
+  out.odd_one_out = has(odd) + ", where ";
+  if (groups.size() == 2 && others == 1) out.odd_one_out += leaf_name(o, groups[0].second[0]) + " has size " + std::to_string(groups[0].first);
+  else if (groups.size() == 2) out.odd_one_out += std::to_string(others) + " others have size " + std::to_string(groups[0].first);
+  else out.odd_one_out += std::to_string(others) + " others have " + std::to_string(groups.size() - 1) + " other sizes";
+  return out;
+}
+
 std::string axes_text(const std::vector<MeshAxis>& axes) {
   std::string s;
   for (const auto& a : axes) s += (s.empty() ? "" : ",") + (a.name.empty() ? "<unnamed>" : a.name) + "=" + std::to_string(a.size);
@@ -181,20 +266,19 @@ PmapPlan plan_pmap(const RuntimeOptions& ropts, LocalDevices local, const Device
            "map at least one argument (in_axes=0) or pass axis_size=N");
     }
     if (distinct.size() > 1) {
-      std::vector<std::string> details;
+      SplitSizes grouped = group_split_sizes(o, args, plan.in_axes, sizes);
       ReportTable t;
       t.columns = {"argument", "shape", "in_axis", "size"};
+      t.text_rows = kSplitTableRows;
       for (auto& [k, n] : sizes) {
-        details.push_back("* " + arg_label(o, k) + " of shape " + shape_to_string(args[k].shape()) + " has size " +
-                          std::to_string(n) + " along axis " + std::to_string(*plan.in_axes[k]));
         t.rows.push_back({arg_label(o, k), shape_to_string(args[k].shape()), std::to_string(*plan.in_axes[k]),
                           std::to_string(n)});
       }
-      if (o.axis_size) details.push_back("* axis_size=" + std::to_string(*o.axis_size));
-      fail("InputSplitError", o, "got inconsistent sizes for array axes to be mapped",
+      if (o.axis_size) grouped.details.insert(grouped.details.begin(), "* the `axis_size` argument was " + std::to_string(*o.axis_size) + ";");
+      fail("InputSplitError", o, "got inconsistent sizes for array axes to be mapped: " + grouped.odd_one_out,
            "every mapped axis must have the same size, the number of devices; an argument that every device "
            "should see whole must be replicated with in_axes=None",
-           std::move(details), std::move(t));
+           std::move(grouped.details), std::move(t));
     }
     std::int64_t n = *distinct.begin();
     if (n < 1) {

@@ -6,12 +6,14 @@
 
 namespace spmd {
 
-std::string ReportTable::to_text(const std::string& indent) const {
+std::string ReportTable::to_text(const std::string& indent, bool all_rows) const {
   std::string out;
   const ReportTable& t = *this;
+  const std::size_t shown = all_rows || text_rows == 0 ? t.rows.size() : std::min(text_rows, t.rows.size());
   std::vector<std::size_t> width(t.columns.size(), 0);
   for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
-  for (const auto& row : t.rows) {
+  for (std::size_t r = 0; r < shown; ++r) {
+    const auto& row = t.rows[r];
     for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
   }
   auto line = [&](const std::vector<std::string>& cells) {
@@ -25,11 +27,15 @@ std::string ReportTable::to_text(const std::string& indent) const {
     out += s + "\n";
   };
   line(t.columns);
-  for (const auto& row : t.rows) line(row);
+  for (std::size_t r = 0; r < shown; ++r) line(t.rows[r]);
+  if (shown < t.rows.size()) {
+    out += indent + "... and " + std::to_string(t.rows.size() - shown) +
+           " more rows (all of them with --explain, or in --format json)\n";
+  }
   return out;
 }
 
-std::string Report::to_text() const {
+std::string Report::to_text(bool all_rows) const {
   std::string out = "error[" + kind + "]: " + message + "\n";
   if (where.valid()) {
     out += "  --> " + where.to_string() + "\n";
@@ -45,7 +51,7 @@ std::string Report::to_text() const {
   for (const auto& d : details) out += "  " + d + "\n";
   if (!table.empty()) {
     out += "\n";
-    out += table.to_text("    ");
+    out += table.to_text("    ", all_rows);
   }
   if (!devices.empty()) {
     out += "\n  devices:\n";
@@ -105,6 +111,7 @@ Json Report::to_json() const {
       rows.push(std::move(r));
     }
     t.set("rows", std::move(rows));
+    if (table.text_rows > 0) t.set("text_rows", static_cast<std::int64_t>(table.text_rows));
     j.set("table", std::move(t));
   }
   if (!devices.empty()) {
@@ -184,6 +191,7 @@ Report Report::from_json(const Json& j) {
     if (const Json* rows = t->find("rows"); rows != nullptr && rows->is_array()) {
       for (const Json& row : rows->as_array()) r.table.rows.push_back(strings_of(&row));
     }
+    r.table.text_rows = static_cast<std::size_t>(std::max<std::int64_t>(0, t->int_at("text_rows", 0)));
   }
   if (const Json* ds = j.find("devices"); ds != nullptr && ds->is_array()) {
     for (const Json& dj : ds->as_array()) {

@@ -85,7 +85,7 @@ def test_inputs_on_other_devices_are_refused_not_resharded():
     with pytest.raises(ValueError) as e:
         jax.pmap(add, in_axes=(0, None))(jnp.ones(4), w)
     assert str(e.value) == ('Received incompatible devices for jitted computation. Got argument w of add with shape '
-                            'f32[8] and device ids [0, 1, 2, 3, 4, 5, 6, 7] on platform CPU and explicit input '
+                            'float32[8] and device ids [0, 1, 2, 3, 4, 5, 6, 7] on platform CPU and explicit input '
                             'sharding with device ids [0, 1, 2, 3] on platform CPU')
     assert 'jax.device_put it onto the pmap\'s devices' in e.value._spmd_hint
     # On the pmap's own devices (8 of them), it is used as is.
@@ -110,6 +110,6 @@ def test_device_put_replicated_and_sharded_work_and_warn_as_deprecated():
     assert np.asarray(s).tolist() == [0, 1, 2, 3]
     # Both feed a pmap over the same devices.
     assert np.asarray(jax.pmap(lambda a, b: a.sum() + b)(r['w'], s)).tolist() == [1.0, 2.0, 3.0, 4.0]
-    with pytest.raises(ValueError, match=r'must have consistent shape and dtype, but got f32\[2\] and f32\[3\]'):
+    with pytest.raises(ValueError, match=r'must have consistent shape and dtype, but got float32\[2\] and float32\[3\]'):
         device_put_sharded([jnp.ones(2), jnp.ones(3)], jax.devices()[:2])
     assert jax.__version__.startswith('0.8.1')

@@ -297,7 +297,7 @@ def test_jit_in_and_out_shardings_check_and_place_the_global_values():
     # An argument already placed on other devices is refused, not moved.
     elsewhere = jax.device_put(jnp.ones((4, 4)), NamedSharding(Mesh(np.array(jax.devices()[:2]), ('d',)), P('d')))
     with pytest.raises(ValueError, match=r'^Received incompatible devices for jitted computation\. Got argument x of '
-                                         r'<lambda> with shape f32\[4,4\] and device ids \[0, 1\] on platform CPU and '
+                                         r'<lambda> with shape float32\[4,4\] and device ids \[0, 1\] on platform CPU and '
                                          r'explicit input sharding with device ids \[0, 1, 2, 3, 4, 5, 6, 7\]'):
         f(elsewhere, jnp.eye(4))
 

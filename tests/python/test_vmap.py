@@ -124,8 +124,8 @@ def test_python_runs_once_and_the_axes_and_sizes_are_checked():
     with pytest.raises(ValueError) as e:
         jax.vmap(lambda x, y: x + y)(jnp.ones(3), jnp.ones(2))
     assert str(e.value) == ('vmap got inconsistent sizes for array axes to be mapped:\n'
-                            '  * one axis had size 3: axis 0 of argument x of type f32[3];\n'
-                            '  * one axis had size 2: axis 0 of argument y of type f32[2]')
+                            '  * one axis had size 3: axis 0 of argument x of type float32[3];\n'
+                            '  * one axis had size 2: axis 0 of argument y of type float32[2]')
     with pytest.raises(ValueError, match=r'but got len\(in_axes\)=1, len\(args\)=2'):
         jax.vmap(lambda x, y: x, in_axes=(0,))(jnp.ones(2), jnp.ones(2))
     with pytest.raises(ValueError, match=r'vmap was requested to map its argument along axis 2, which implies that '

@@ -179,3 +179,24 @@ except UnicodeEncodeError as e:
         "True utf-8 surrogateescape backslashreplace <stdout>\nab\nFalse False False None True\nTrue 1 2\nTrue\n"
         "bytes\nUnsupportedOperation\nlone \xff\n");
 }
+
+TEST_CASE("cli::outputs: a long per-leaf table is cut in the terminal and whole under --explain", "[cli][outputs]") {
+  // Issue 33: the report of inconsistent mapped sizes over a pytree stays short; --explain has every leaf.
+  const std::string prog = spmd::testing::write_temp_scenario(
+      "spmd_cli_outputs_test", "sizes.py",
+      "import jax\nimport jax.numpy as jnp\nparams = {f'w{i:02}': jnp.ones((8, 3)) for i in range(20)}\n"
+      "jax.pmap(lambda p, b: b)(params, jnp.ones((7,)))\n");
+  Subprocess cut({SPMD_BIN_PATH, "run", prog});
+  CHECK(cut.wait() == 1);
+  CHECK(has(cut.err(), "error[InputSplitError]: pmap: got inconsistent sizes for array axes to be mapped: argument b "
+                       "has size 7 along axis 0, where 20 others have size 8\n"));
+  CHECK(has(cut.err(), "  * most axes (20 of them) had size 8, e.g. axis 0 of argument p['w00'] of type float32[8,3];\n"
+                       "    also p['w01'], p['w02'], p['w03'] and 16 more\n"
+                       "  * one axis had size 7: axis 0 of argument b of type float32[7]\n"));
+  CHECK(has(cut.err(), "    ... and 13 more rows (all of them with --explain, or in --format json)\n"));
+  CHECK_FALSE(has(cut.err(), "'p['w08']'"));
+  Subprocess whole({SPMD_BIN_PATH, "run", prog, "--explain"});
+  CHECK(whole.wait() == 1);
+  CHECK(has(whole.err(), "'p['w19']'"));
+  CHECK_FALSE(has(whole.err(), "more rows"));
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "spmd/util/json.h"
 #include "support/spawn.h"
 
 using namespace spmd;
@@ -125,12 +126,49 @@ TEST_CASE("pmap::split: inconsistent mapped sizes name every argument", "[pmap]"
   });
   const Report& r = e.report();
   REQUIRE(r.kind == "InputSplitError");
-  REQUIRE(r.message == "pmap: got inconsistent sizes for array axes to be mapped");
-  REQUIRE(r.details == std::vector<std::string>{"* argument 0 'x' of shape (4, 10) has size 4 along axis 0",
-                                                "* argument 1 'y' of shape (3,) has size 3 along axis 0"});
+  REQUIRE(r.message ==
+          "pmap: got inconsistent sizes for array axes to be mapped: argument y has size 3 along axis 0, where "
+          "argument x has size 4");
+  // JAX's lines (api._mapped_axis_size), a size each.
+  REQUIRE(r.details == std::vector<std::string>{"* one axis had size 4: axis 0 of argument x of type float32[4,10];",
+                                                "* one axis had size 3: axis 0 of argument y of type float32[3]"});
   REQUIRE(r.where == SourceLoc{"f.py", 22, 10});
   REQUIRE(contains(r.hint, "in_axes=None"));
   REQUIRE(r.table.rows.size() == 2);
+}
+
+TEST_CASE("pmap::split: a large pytree's sizes are grouped, the odd one out named first", "[pmap]") {
+  // Issue 33 (JAX PR #12800's program): 103 leaves gave a 217-line report naming every leaf twice.
+  Runtime rt({.devices = 8});
+  PmapOptions o;
+  std::vector<Array> args;
+  for (int i = 0; i < 102; ++i) {
+    args.push_back(zeros({8, 3}));
+    o.arg_names.push_back("params[" + std::to_string(i) + "]");
+  }
+  args.push_back(zeros({7, 2}));
+  o.arg_names.push_back("batch");
+  args.push_back(ones({5}, DType::kInt32));  // a third size; o.arg_names has no name for it
+  auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, args, o); });
+  const Report& r = e.report();
+  REQUIRE(r.message ==
+          "pmap: got inconsistent sizes for array axes to be mapped: args[103] has size 5 along axis 0, where 103 "
+          "others have 2 other sizes");
+  REQUIRE(r.details ==
+          std::vector<std::string>{
+              "* most axes (102 of them) had size 8, e.g. axis 0 of argument params[0] of type float32[8,3];",
+              "  also params[1], params[2], params[3] and 98 more",
+              "* one axis had size 7: axis 0 of argument batch of type float32[7,2];",
+              "* one axis had size 5: axis 0 of args[103] of type int32[5]"});
+  // Every leaf is in the table (JSON, --explain); a terminal shows its first 8 rows and says how many more.
+  REQUIRE(r.table.rows.size() == 104);
+  const std::string text = r.to_text();
+  REQUIRE(contains(text, "    ... and 96 more rows (all of them with --explain, or in --format json)\n"));
+  REQUIRE(std::count(text.begin(), text.end(), '\n') < 30);
+  const std::string all = r.to_text(true);
+  REQUIRE(contains(all, "\n    argument 103 "));
+  REQUIRE_FALSE(contains(all, "more rows"));
+  REQUIRE(Report::from_json(r.to_json()).to_text() == text);
 }
 
 TEST_CASE("pmap::split: more devices than available suggests a reshape", "[pmap]") {

@@ -56,7 +56,7 @@ TEST_CASE("python::lax: type checks like JAX's", "[python][lax][errors]") {
   CHECK(r.kind == "TypeError");
   CHECK(r.message ==
         "lax.fori_loop: body_fun output and input must have identical types, got input PyTreeDef((*, *, *)) with "
-        "leaves (i32[], i32[], i32[2]) and output PyTreeDef((*, *, *)) with leaves (i32[], i32[], f32[2])");
+        "leaves (int32[], int32[], int32[2]) and output PyTreeDef((*, *, *)) with leaves (int32[], int32[], float32[2])");
 
   r = run_error<ProgramError>("from jax import lax\ny = lax.while_loop(lambda v: v, lambda v: v - 1, 3)\n");
   CHECK(r.kind == "TypeError");

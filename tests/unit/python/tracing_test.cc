@@ -51,7 +51,7 @@ TEST_CASE("python::tracing: Python control flow on traced values", "[python][tra
     CHECK(r.where.column == column);
   }
   r = traced_error("    b = bool(x)\n");
-  CHECK_THAT(r.message, Catch::StartsWith("Attempted boolean conversion of traced array with shape i32[].\n"));
+  CHECK_THAT(r.message, Catch::StartsWith("Attempted boolean conversion of traced array with shape int32[].\n"));
 
   r = traced_error("    y = x * (2 if lax.axis_index('i') == 0 else 1)\n");
   CHECK(r.kind == "TracerBoolConversionError");
@@ -60,7 +60,7 @@ TEST_CASE("python::tracing: Python control flow on traced values", "[python][tra
 
 TEST_CASE("python::tracing: concretization of traced values", "[python][tracing][errors]") {
   const std::string concrete = "Abstract tracer value encountered where concrete value is expected: traced array "
-                               "with shape i32[]\nThe problem arose with ";
+                               "with shape int32[]\nThe problem arose with ";
   Report r = traced_error("    n = int(x)\n");
   CHECK(r.kind == "ConcretizationTypeError");
   CHECK_THAT(r.message, Catch::StartsWith(concrete + "the `int` function.\nThe error occurred while tracing"));
@@ -75,7 +75,7 @@ TEST_CASE("python::tracing: concretization of traced values", "[python][tracing]
   // range() and list indexing call __index__: JAX's TracerIntegerConversionError.
   r = traced_error("    for i in range(x):\n        pass\n");
   CHECK(r.kind == "TracerIntegerConversionError");
-  CHECK_THAT(r.message, Catch::StartsWith("The __index__() method was called on traced array with shape i32[]."));
+  CHECK_THAT(r.message, Catch::StartsWith("The __index__() method was called on traced array with shape int32[]."));
   CHECK(r.where.column == 14);
 
   r = traced_error("    v = [1, 2, 3, 4][x]\n");
@@ -224,7 +224,7 @@ y = leaked[0] + 1
 )PY");
   CHECK(r.kind == "UnexpectedTracerError");
   CHECK_THAT(r.message, Catch::StartsWith("Encountered an unexpected tracer. A function transformed by JAX had a side "
-                                          "effect, allowing for a reference to an intermediate value with type i32[] "
+                                          "effect, allowing for a reference to an intermediate value with type int32[] "
                                           "to escape the scope of the transformation."));
   CHECK(r.where.line == 9);
   CHECK(r.source_line == "y = leaked[0] + 1");
@@ -241,7 +241,7 @@ y = leaked[0] + 1
   r = run_error<ProgramError>("import jax\nimport jax.numpy as jnp\nleaked = []\ndef f(x):\n    leaked.append(x)\n"
                               "    return x\njax.pmap(f)(jnp.arange(4.0))\njax.pmap(lambda y: y + 1)(leaked[0])\n");
   CHECK(r.kind == "UnexpectedTracerError");
-  CHECK_THAT(r.message, Catch::Contains("with type f32[] to escape"));
+  CHECK_THAT(r.message, Catch::Contains("with type float32[] to escape"));
   CHECK(r.where.line == 8);
 }
 

@@ -13,6 +13,8 @@ import threading
 import numpy as np
 
 import _spmd
+
+_spmd._find_numpy_api()  # now, on the importing thread, not where two threads' first arrays could race
 from jax import errors
 from jax._src import dtypes, source_info
 
@@ -41,8 +43,11 @@ class ShapedArray(_Sized):
         self.dtype = dtypes.dtype(dtype)
         self.weak_type = bool(weak_type)
 
-    def str_short(self):
-        return f"{_SHORT[self.dtype.name]}[{','.join(map(str, self.shape))}]"
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        """As JAX's: "float32[2,3]" (JAX's error messages), "f32[2,3]" with
+        short_dtypes (its jaxprs)."""
+        name = _SHORT[self.dtype.name] if short_dtypes else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
 
     def key(self):
         # The dtype itself, not its name: numpy builds dtype.name anew on

@@ -114,11 +114,11 @@ def _mapped_size(fun, avals, axes, names, axis_size):
     counts = {}
     for s, a, name, v in sizes:
         counts.setdefault(s, []).append((a, name, v))
-    for s, group in sorted(counts.items(), key=lambda kv: -len(kv[1])):
+    for i, (s, group) in enumerate(sorted(counts.items(), key=lambda kv: -len(kv[1]))):
         a, name, v = group[0]
         where = f'axis {a} of argument {name} of type {v.str_short()}'
         lines.append(f'  * one axis had size {s}: {where};' if len(group) == 1 else
-                     f'  * some axes ({len(group)} of them) had size {s}, e.g. {where};')
+                     f'  * {"most" if i == 0 else "some"} axes ({len(group)} of them) had size {s}, e.g. {where};')
     err = ValueError('\n'.join(lines)[:-1])
     err._spmd_hint = ('every mapped axis must have the same size (the batch); an argument every example shares '
                       'takes in_axes=None')
