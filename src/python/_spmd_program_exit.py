@@ -115,7 +115,26 @@ def _join_threads():
         if not pending:
             return
         for t in pending:
-            t.join()
+            try:
+                t.join()
+            except _spmd.HostStop as stop:
+                _say_where_joined(stop, t)
+                raise
+
+
+def _say_where_joined(stop, thread):
+    # Stopped (SIGINT, --max-seconds) while the exit waited for `thread`: the
+    # report points at the line that thread stood at, as python3's
+    # KeyboardInterrupt in threading._shutdown would not.
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None and not frame.f_code.co_filename.startswith(_run.script_dir or '\0') \
+            and frame.f_code.co_filename != sys.modules['__main__'].__loader__.path:
+        frame = frame.f_back
+    where = f' at {frame.f_code.co_filename}:{frame.f_lineno}' if frame is not None else ''
+    stop._spmd_note = (f"the program's end was waiting for the non-daemon thread {thread.name!r}{where} "
+                       "(python3 joins them before it exits)")
+    if frame is not None:
+        stop._spmd_where = (frame.f_code.co_filename, frame.f_lineno, 0)
 
 
 def _release_main(main_module):

@@ -262,6 +262,18 @@ std::string spelling_hint(const py::handle& exc, const py::handle& trace) {
       std::rethrow_exception(original);
     } catch (Error& err) {
       Report& r = err.mutable_report();
+      // Where the Python side says it stood (an interrupt while the program's
+      // exit joined a thread: that thread's line), and a line saying why.
+      py::object where = py::getattr(exc, "_spmd_where", py::none());
+      if (!r.where.valid() && !where.is_none()) {
+        r.where = to_loc(where);
+        if (!path.empty() && r.where.file == intern_path(path)) r.source_line = line_of(source, r.where.line);
+      }
+      py::object note = py::getattr(exc, "_spmd_note", py::none());
+      if (!note.is_none()) {
+        r.details.push_back(str_text(note));
+        exc.attr("_spmd_note") = py::none();  // said once
+      }
       if (!r.where.valid()) {
         UserFrames u = user_frames(trace, path, source);
         r.where = u.where;

@@ -83,10 +83,11 @@ SplitSizes group_split_sizes(const PmapOptions& o, std::span<const Array> args,
                              const std::vector<std::pair<std::size_t, std::int64_t>>& sizes) {
   constexpr std::size_t kMaxGroups = 10, kMoreNames = 3;
   std::vector<std::pair<std::int64_t, std::vector<std::size_t>>> groups;  // size -> leaves, first seen first
-  for (auto& [k, n] : sizes) {
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == n; });
-    if (g == groups.end()) groups.push_back({n, {k}});
-    else g->second.push_back(k);
+  for (const auto& leaf : sizes) {
+    const std::int64_t n = leaf.second;
+    auto g = std::find_if(groups.begin(), groups.end(), [n](const auto& e) { return e.first == n; });
+    if (g == groups.end()) groups.push_back({n, {leaf.first}});
+    else g->second.push_back(leaf.first);
   }
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });

@@ -96,3 +96,27 @@ def test_a_thread_still_in_a_pmap_as_the_next_test_starts(tmp_path, daemon):
                        capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert '3 passed' in r.stdout
+
+
+def test_a_suites_atexit_pmap_and_unclosed_file_run_at_its_exit(tmp_path):
+    # Issue 35 under the plugin: python3 itself ends the session; a test's atexit handler may still pmap.
+    suite = tmp_path / 'test_at_exit.py'
+    suite.write_text(textwrap.dedent('''
+        import atexit
+        import jax, jax.numpy as jnp
+        from jax import lax
+
+        def test_registers():
+            f = open('metrics.txt', 'w')
+            f.write('loss 0.5\\n')
+            atexit.register(lambda: print('at exit', jax.pmap(lambda x: lax.psum(x, 'i'), axis_name='i')(jnp.ones(8))[0]))
+            globals()['kept'] = f
+    '''))
+    env = dict(os.environ)
+    env['PYTHONPATH'] = os.pathsep.join(os.path.abspath(p) for p in env.get('PYTHONPATH', '').split(os.pathsep) if p)
+    r = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-s', '-p', 'spmd_pytest', str(suite)],
+                       capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert '1 passed' in r.stdout
+    assert r.stdout.rstrip().endswith('at exit 8.0')
+    assert (tmp_path / 'metrics.txt').read_text() == 'loss 0.5\n'

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -76,6 +77,16 @@ void start_interpreter() {
   py::module_::import("numpy");
   // What a run may not unload: the standard library loaded so far and numpy.
   sys.attr("_spmd_baseline_modules") = py::set(sys.attr("modules").attr("keys")());
+}
+
+// The process's arguments as the kernel recorded them, as Python strings
+// (undecodable bytes as surrogates, as CPython decodes its own argv).
+py::list process_command_line() {
+  py::list out;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) out.append(py::module_::import("os").attr("fsdecode")(py::bytes(arg)));
+  return out;
 }
 
 // CPython reads a source file as UTF-8 unless a coding cookie (PEP 263) in
@@ -195,10 +206,15 @@ ProgramExit run_program(const std::string& path, const std::string& source, cons
   argv.append(path);
   for (const std::string& a : options.argv) argv.append(a);
   sys.attr("argv") = argv;
+  // As python3's: the command line that started the process (spmd's own,
+  // so a program that re-runs itself with sys.orig_argv runs under spmd).
+  sys.attr("orig_argv") = process_command_line();
   py::module_::import("_spmd").attr("strict") = options.strict;
   py::module_ types = py::module_::import("types");
   py::object main = types.attr("ModuleType")("__main__");
-  main.attr("__file__") = path;
+  // Absolute, as python3 (3.9+) sets it for the script it runs; code objects
+  // and reports keep the path as given.
+  main.attr("__file__") = py::module_::import("os").attr("path").attr("abspath")(path);
   main.attr("__builtins__") = py::module_::import("builtins");
   sys.attr("modules")["__main__"] = main;
   // Tracebacks and reports quote the text that runs, even when the file on

@@ -195,6 +195,23 @@ TEST_CASE("cli::test: expect-stdout and expect-message name files relative to th
   CHECK(given_relative.passed);
 }
 
+TEST_CASE("cli::test: a scenario's exit (threads joined, atexit handlers, sys.exit status) is judged too", "[cli]") {
+  // Issue 35 for spmd test: what a scenario prints and does as it ends counts, as under spmd run.
+  const std::string path = write_temp("ends.py",
+                                      "# spmd: devices=2 expect=exit:4\n"
+                                      "# spmd: expect-stdout: main\n# spmd: expect-stdout: thread\n"
+                                      "# spmd: expect-stdout: atexit 2.0\n"
+                                      "import atexit, sys, threading, time\nimport jax, jax.numpy as jnp\n"
+                                      "atexit.register(lambda: print('atexit', jax.pmap(lambda x: jax.lax.psum(x, 'i'), "
+                                      "axis_name='i')(jnp.ones(2))[0]))\n"
+                                      "threading.Thread(target=lambda: (time.sleep(0.1), print('thread'))).start()\n"
+                                      "print('main')\nsys.exit(4)\n");
+  const TestResult t = test_scenario(path, RunSettings{});
+  CHECK(t.problems == std::vector<std::string>{});
+  CHECK(t.passed);
+  CHECK(t.got == "exit:4");
+}
+
 TEST_CASE("cli::test: the JUnit XML replaces bytes that are not UTF-8 and characters XML cannot hold", "[cli]") {
   TestResult t;
   t.file = "bad\xff.py";

@@ -3,8 +3,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -355,6 +359,36 @@ TEST_CASE("cli::processes: the launcher passes the program's own arguments after
   CHECK(p.wait() == 0);
   CHECK(has(p.out(), "[process 0] ['--lr', '0.5']\n"));
   CHECK(has(p.out(), "[process 1] ['--lr', '0.5']\n"));
+}
+
+TEST_CASE("cli::processes: every rank ends as python3 ends it: threads joined, atexit run, files written", "[cli][processes]") {
+  // Issue 35: the exit-time behaviour holds for each process of --num-processes; the highest status wins.
+  const std::string dir = "/tmp/spmd_processes_exit_" + std::to_string(::getpid());
+  const std::string path = write_temp_scenario("spmd_processes_test", "ends.py", R"(import atexit, sys, threading, time
+import jax, jax.numpy as jnp
+r = jax.process_index()
+f = open(sys.argv[1] + f'/out_{r}.txt', 'w')
+f.write(f'process {r}\n')
+atexit.register(lambda: print('atexit', r, jax.pmap(lambda x: jax.lax.psum(x, 'i'), axis_name='i')(jnp.ones(2))[0], flush=True))
+threading.Thread(target=lambda: (time.sleep(0.2), print('thread', r, flush=True))).start()
+sys.exit(3 + r)
+)");
+  std::filesystem::create_directories(dir);
+  Subprocess p({SPMD_BIN_PATH, "run", path, "--num-processes", "2", "--devices", "4", "--", dir});
+  CHECK(p.wait() == 4);
+  for (int r : {0, 1}) {
+    INFO("rank " << r << "\nstdout:\n" << p.out() << "\nstderr:\n" << p.err());
+    const std::string tag = "[process " + std::to_string(r) + "] ";
+    CHECK(has(p.out(), tag + "thread " + std::to_string(r) + "\n"));
+    CHECK(has(p.out(), tag + "atexit " + std::to_string(r) + " 2.0\n"));
+    CHECK(p.out().find(tag + "thread") < p.out().find(tag + "atexit"));
+    CHECK(has(p.err(), tag + "spmd: exit " + std::to_string(3 + r) + ": the program ended with sys.exit(" +
+                           std::to_string(3 + r) + ")"));
+    std::ifstream in(dir + "/out_" + std::to_string(r) + ".txt");
+    std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(written == "process " + std::to_string(r) + "\n");
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("cli::processes: multihost_utils shares host values across processes with local devices", "[cli][processes]") {

@@ -240,3 +240,43 @@ with jax.disable_jit():
   CHECK(std::chrono::steady_clock::now() - signalled < std::chrono::seconds(5));  // not the 10 s grace
   CHECK(interrupted.err().find("error[Interrupted]: interrupted by SIGINT") != std::string::npos);
 }
+
+TEST_CASE("cli::signals: SIGINT/SIGTERM while a thread is joined or an atexit handler runs stop the exit", "[cli][signals]") {
+  // Issue 35: the program's exit (non-daemon threads joined, atexit handlers) keeps the signals' behaviour.
+  auto [sig, code, name] = GENERATE(std::make_tuple(SIGINT, 130, "SIGINT"), std::make_tuple(SIGTERM, 143, "SIGTERM"));
+  auto [file, text, line] = GENERATE(
+      std::make_tuple("joins.py",
+                      "import threading, time\n"
+                      "def work():\n"
+                      "    print('thread: working', flush=True)\n"
+                      "    while True:\n"
+                      "        time.sleep(0.01)\n"
+                      "threading.Thread(target=work).start()\n"
+                      "print('main done', flush=True)\n",
+                      5),
+      std::make_tuple("atexit_loops.py",
+                      "import atexit, time\n"
+                      "def save():\n"
+                      "    print('thread: working', flush=True)\n"
+                      "    while True:\n"
+                      "        time.sleep(0.01)\n"
+                      "atexit.register(save)\n"
+                      "print('main done', flush=True)\n",
+                      5));
+  INFO(file << " " << name);
+  std::string path = write_temp(file, text);
+  Subprocess p({SPMD_BIN_PATH, "run", path});
+  if (!p.read_until("thread: working\n")) FAIL("the output ended early\nstdout:\n" << p.out() << "\nstderr:\n" << p.err());
+  p.signal(sig);
+  const int exit_code = p.wait();
+  INFO("stdout:\n" << p.out() << "\nstderr:\n" << p.err());
+  REQUIRE(exit_code == code);
+  REQUIRE(p.err().find(std::string("error[Interrupted]: interrupted by ") + name) != std::string::npos);
+  REQUIRE(p.out().find("main done\n") != std::string::npos);
+  // Where it stood: the thread's (or the handler's) loop, not threading's join.
+  REQUIRE(p.err().find(std::string(file) + ":" + std::to_string(line)) != std::string::npos);
+  if (std::string(file) == "joins.py") {
+    REQUIRE(p.err().find("the program's end was waiting for the non-daemon thread 'Thread-1 (work)' at ") !=
+            std::string::npos);
+  }
+}
