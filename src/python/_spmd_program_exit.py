@@ -116,7 +116,8 @@ def _join_threads():
             return
         for t in pending:
             try:
-                t.join()
+                while t.is_alive():  # in steps: a stop (SIGINT, the budget) lands between them
+                    t.join(0.05)
             except _spmd.HostStop as stop:
                 _say_where_joined(stop, t)
                 raise

@@ -53,14 +53,17 @@ bool parked(unsigned long ident) {
   return g_parked.count(ident) > 0;
 }
 
-// The program's daemon threads still running Python (with the GIL).
-std::vector<py::object> running_daemons() {
+// The program's other threads still running Python (with the GIL): its
+// daemon threads, and non-daemon ones whose join the exit never finished
+// (stopped by SIGINT or the time budget), which CPython too leaves to
+// finalization once threading._shutdown was interrupted.
+std::vector<py::object> running_threads() {
   std::vector<py::object> out;
   py::module_ threading = py::module_::import("threading");
   py::object dummy = threading.attr("_DummyThread");
   const unsigned long self = g_program_thread.load(std::memory_order_relaxed);
   for (py::handle t : threading.attr("enumerate")()) {
-    if (py::isinstance(t, dummy) || !t.attr("daemon").cast<bool>() || !t.attr("is_alive")().cast<bool>()) continue;
+    if (py::isinstance(t, dummy) || !t.attr("is_alive")().cast<bool>()) continue;
     py::object ident = t.attr("ident");
     if (ident.is_none() || ident.cast<unsigned long>() == self || parked(ident.cast<unsigned long>())) continue;
     out.push_back(py::reinterpret_borrow<py::object>(t));
@@ -78,9 +81,9 @@ void program_begins() {
 // Stops the device runs other threads are in, and waits until they left them.
 static void stop_device_runs(Runtime* runtime);
 
-void program_ended(Runtime* runtime, bool end_daemons) {
+void program_ended(Runtime* runtime, bool end_threads) {
   g_ended.store(true, std::memory_order_seq_cst);
-  if (!end_daemons) {
+  if (!end_threads) {
     stop_device_runs(runtime);
     return;
   }
@@ -88,14 +91,13 @@ void program_ended(Runtime* runtime, bool end_daemons) {
   // before the next program's imports could meet them: SystemExit at their
   // next bytecode (which a thread ends on quietly); a blocking call returns
   // first. Those in a device run stop below and never come back.
-  std::vector<py::object> daemons = running_daemons();
-  for (const py::object& t : daemons) {
+  for (const py::object& t : running_threads()) {
     PyThreadState_SetAsyncExc(t.attr("ident").cast<unsigned long>(), PyExc_SystemExit);
   }
   stop_device_runs(runtime);
   // Bounded: a thread in a long blocking call is left to end with the process.
   const auto deadline = std::chrono::steady_clock::now() + kDaemonGrace;
-  while (!running_daemons().empty() && std::chrono::steady_clock::now() < deadline) {
+  while (!running_threads().empty() && std::chrono::steady_clock::now() < deadline) {
     gil_releasing();
     PyThreadState* state = PyEval_SaveThread();
     std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -20,10 +20,11 @@ void program_begins();
 /// joined, atexit handlers run) are over: stops the device runs that other
 /// threads are in (on `runtime`, null when none was made), waits until they
 /// left them, and ends those threads from then on, as above. With
-/// `end_daemons` (spmd run, whose report and next program come after), the
-/// daemon threads still running Python get SystemExit too, and up to a
-/// second to end; python3 ends those itself as it finalizes.
-void program_ended(Runtime* runtime, bool end_daemons);
+/// `end_threads` (spmd run, whose report and next program come after), the
+/// other threads still running Python (daemons, and non-daemon threads whose
+/// join a stop cut short) get SystemExit too, and up to a second to end;
+/// python3 ends those itself as it finalizes.
+void program_ended(Runtime* runtime, bool end_threads);
 
 /// Host code is about to release the GIL for a device run (with the GIL),
 /// and has come back from it (without): FiberSafeGilRelease calls them. For

@@ -269,7 +269,7 @@ ProgramExit run_program(const std::string& path, const std::string& source, cons
     }
   }
   // Its daemon threads end with it, before its Runtime does.
-  program_ended(started_runtime(), /*end_daemons=*/true);
+  program_ended(started_runtime(), /*end_threads=*/true);
   if (error) std::rethrow_exception(error);
   return ended;
 }

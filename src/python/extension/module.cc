@@ -71,7 +71,7 @@ PYBIND11_MODULE(_spmd, m) {
   m.def("_end_program_threads", [] {
     for (auto& rt : standalone().retired) rt->interrupt("the program ended while a daemon thread's device run was in progress");
     spmd::python::program_begins();  // atexit callbacks run on the main thread
-    spmd::python::program_ended(spmd::python::started_runtime(), /*end_daemons=*/false);
+    spmd::python::program_ended(spmd::python::started_runtime(), /*end_threads=*/false);
   });
   pybind11::module_::import("atexit").attr("register")(m.attr("_end_program_threads"));
   m.def("configure_standalone", &configure, pybind11::arg("devices") = pybind11::none(),

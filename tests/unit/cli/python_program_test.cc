@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 #include "cli/scenario_runner.h"
 #include "support/temp_scenario.h"
@@ -251,6 +252,26 @@ sys.exit(2**70)
   std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(written == "result 42\n");
   std::remove(out_file.c_str());
+}
+
+TEST_CASE("cpython: --max-seconds covers the program's exit: a thread it joins, an atexit handler", "[cli][cpython][exit]") {
+  // The budget covers the program's exit too (issue 35): a non-daemon thread that never ends, an endless atexit.
+  RunOutcome joined = run_python("never_joins.py",
+                                 "import threading, time\ndef work():\n    while True:\n        time.sleep(0.01)\n"
+                                 "threading.Thread(target=work).start()\nprint('main done')\n",
+                                 RunSettings{.max_seconds = 0.5});
+  REQUIRE(joined.stdout_text == "main done\n");
+  REQUIRE(joined.report->kind == "BudgetExceeded");
+  REQUIRE(joined.report->where.line == 4);
+  // (Threads are numbered per interpreter, and this one may have run other programs.)
+  REQUIRE(std::regex_search(joined.report->details.at(0),
+                            std::regex("^the program's end was waiting for the non-daemon thread 'Thread-\\d+ \\(work\\)' "
+                                       "at .*never_joins\\.py:4 ")));
+  RunOutcome at_exit = run_python("endless_atexit.py", "import atexit, time\n@atexit.register\ndef save():\n"
+                                                       "    while True:\n        time.sleep(0.01)\n",
+                                  RunSettings{.max_seconds = 0.5});
+  REQUIRE(at_exit.report->kind == "BudgetExceeded");
+  REQUIRE(at_exit.report->where.line == 5);
 }
 
 TEST_CASE("cpython: --max-seconds stops a blocking call and a raised KeyboardInterrupt exits 130", "[cli][cpython][exit]") {
