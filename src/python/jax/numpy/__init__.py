@@ -248,23 +248,24 @@ def eye(N, M=None, k=0, dtype=None):
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.default_float()
     if _is_tracer(k) or _np.ndim(k) != 0 or not dtypes.issubdtype(_np.asarray(k).dtype, _np.integer):
         raise ValueError(f'k must be a scalar integer; got {k}')
-    n = core.concrete_shape(N)[0]
-    m = n if M is None else core.concrete_shape(M)[0]
-    if n < 0 or m < 0:
+    if core.concrete_shape(N)[0] < 0 or (M is not None and core.concrete_shape(M)[0] < 0):
         raise ValueError(f'negative dimensions are not allowed, got {N} and {M}')
-    i = lax.broadcasted_iota(dtypes.int32, (n, m), 0)
-    j = lax.broadcasted_iota(dtypes.int32, (n, m), 1)
-    return lax.convert_element_type(equal(i + _np.int32(k), j), dt)
+    rows, columns = _row_and_column_iotas(N, M)
+    return lax.convert_element_type(equal(rows + _np.int32(k), columns), dt)
 
 
 def tri(N, M=None, k=0, dtype=None):
     """As JAX's lax._tri: ones where the row index plus k reaches the column's."""
     dt = dtypes.canonicalize(dtype) if dtype is not None else dtypes.float32
+    rows, columns = _row_and_column_iotas(N, M)
+    return lax.convert_element_type(greater_equal(rows + _np.int32(k), columns), dt)
+
+
+def _row_and_column_iotas(N, M):
+    """Each element's row and column index in an N x M (M None: N x N) grid."""
     n = core.concrete_shape(N)[0]
     m = n if M is None else core.concrete_shape(M)[0]
-    i = lax.broadcasted_iota(dtypes.int32, (n, m), 0)
-    j = lax.broadcasted_iota(dtypes.int32, (n, m), 1)
-    return lax.convert_element_type(greater_equal(i + _np.int32(k), j), dt)
+    return lax.broadcasted_iota(dtypes.int32, (n, m), 0), lax.broadcasted_iota(dtypes.int32, (n, m), 1)
 
 
 # --- elementwise ------------------------------------------------------------
