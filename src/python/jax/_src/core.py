@@ -329,6 +329,19 @@ def current_trace():
     return stack[-1] if stack else None
 
 
+class no_trace:
+    """with core.no_trace(): binds run at once on concrete values, whatever
+    traces are in progress (dtype rules computed on stand-ins)."""
+
+    def __enter__(self):
+        self.saved, _traces.stack = _traces.stack, []
+        return self
+
+    def __exit__(self, *exc):
+        _traces.stack = self.saved
+        return False
+
+
 class outside:
     """with core.outside(trace): binds go to the context that encloses
     `trace` (the innermost trace), e.g. to compute a differentiated

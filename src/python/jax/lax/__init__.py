@@ -87,13 +87,21 @@ def select(pred, on_true, on_false):
 
 
 def convert_element_type(x, new_dtype):
-    return bind1('convert_element_type', x, new_dtype=dtypes.canonicalize(new_dtype).name, weak_type=False)
+    new_dtype = dtypes.canonicalize(new_dtype)
+    if isinstance(x, core.Array):
+        aval = core.aval_of(x)
+        if aval.dtype == new_dtype and not aval.weak_type:
+            return x  # as JAX: nothing to convert, no equation
+    return bind1('convert_element_type', x, new_dtype=new_dtype.name, weak_type=False)
 
 
 def reshape(x, new_sizes, dimensions=None):
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if dimensions is None and isinstance(x, core.Array) and core.aval_of(x).shape == new_sizes:
+        return x  # as JAX: already that shape
     if dimensions is not None:
         x = transpose(x, dimensions)
-    return bind1('reshape', x, new_sizes=tuple(int(d) for d in new_sizes))
+    return bind1('reshape', x, new_sizes=new_sizes)
 
 
 def transpose(x, permutation):

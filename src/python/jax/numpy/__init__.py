@@ -748,6 +748,8 @@ def broadcast_to(a, shape):
     if not isinstance(x, Array):
         x = asarray(x)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if _aval(x).shape == core.concrete_shape(shape):
+        return x  # as JAX: no equation for a shape it already has
     nd = _aval(x).ndim
     return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - nd, len(shape))))
 
@@ -828,12 +830,23 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def result_type(*args):
     """The dtype JAX's promotion gives `args` (weak Python scalars included):
-    the add kernel's own rule on one-element values."""
-    vals = [zeros((), a) if isinstance(a, (type, _np.dtype, str)) else _as_array(a) for a in args]
-    out = vals[0]
-    for v in vals[1:]:
-        out = add(zeros((), out.dtype) if not _aval(out).weak_type else out, v)
-    return _aval(out).dtype
+    the add kernel's own rule on one-element stand-ins of their dtypes, made
+    outside any trace, so a traced function records nothing for it."""
+    def stand_in(a):
+        if isinstance(a, (type, _np.dtype, str)) or a is dtypes.bfloat16:
+            return zeros((), a)
+        if isinstance(a, (bool, int, float)):
+            return a
+        aval = _aval(_as_array(a))
+        if aval.weak_type:  # as the Python scalar it came from
+            return False if aval.dtype == _np.bool_ else 0 if aval.dtype.kind in 'iu' else 0.0
+        return zeros((), aval.dtype)
+    with core.no_trace():
+        vals = [stand_in(a) for a in args]
+        out = _as_array(vals[0])
+        for v in vals[1:]:
+            out = add(zeros((), out.dtype) if not _aval(out).weak_type else out, v)
+        return _aval(out).dtype
 
 
 def promote_types(a, b):
