@@ -55,9 +55,12 @@ std::string out_label(const PmapOptions& o, std::size_t k) {
 
 // A mapped leaf as JAX's size errors name it: "argument params['w']" (the
 // pytree path) or "args[3]" without names, and its type "float32[8,3]".
+bool has_name(const PmapOptions& o, std::size_t k) { return k < o.arg_names.size() && !o.arg_names[k].empty(); }
+std::string leaf_path(const PmapOptions& o, std::size_t k) {
+  return has_name(o, k) ? o.arg_names[k] : "args[" + std::to_string(k) + "]";
+}
 std::string leaf_name(const PmapOptions& o, std::size_t k) {
-  if (k < o.arg_names.size() && !o.arg_names[k].empty()) return "argument " + o.arg_names[k];
-  return "args[" + std::to_string(k) + "]";
+  return has_name(o, k) ? "argument " + o.arg_names[k] : leaf_path(o, k);
 }
 std::string leaf_type(const Array& a) {
   std::string dims;
@@ -105,9 +108,7 @@ SplitSizes group_split_sizes(const PmapOptions& o, std::span<const Array> args,
                             " of them) had size " + size + ", e.g. " + where(leaves[0]) + ";");
       std::string also;
       for (std::size_t i = 1; i < leaves.size() && i <= kMoreNames; ++i) {
-        const std::size_t k = leaves[i];
-        also += (also.empty() ? "" : ", ") +
-                (k < o.arg_names.size() && !o.arg_names[k].empty() ? o.arg_names[k] : "args[" + std::to_string(k) + "]");
+        also += (also.empty() ? "" : ", ") + leaf_path(o, leaves[i]);
       }
       if (leaves.size() > kMoreNames + 1) also += " and " + std::to_string(leaves.size() - kMoreNames - 1) + " more";
       out.details.push_back("  also " + also);
@@ -130,6 +131,11 @@ SplitSizes group_split_sizes(const PmapOptions& o, std::span<const Array> args,
                                       std::to_string(*in_axes[k])
                                 : std::to_string(g.second.size()) + " axes have size " + std::to_string(g.first);
   };
+  if (groups.size() == 1) {  // the leaves agree; axis_size does not
+    out.odd_one_out = "the `axis_size` argument is " + std::to_string(*o.axis_size) + ", where every mapped axis has size " +
+                      std::to_string(groups[0].first);
+    return out;
+  }
   const auto& odd = groups.back();
   const std::size_t others = sizes.size() - odd.second.size();
   out.odd_one_out = has(odd) + ", where ";

@@ -171,6 +171,21 @@ TEST_CASE("pmap::split: a large pytree's sizes are grouped, the odd one out name
   REQUIRE(Report::from_json(r.to_json()).to_text() == text);
 }
 
+TEST_CASE("pmap::split: an axis_size the mapped leaves all disagree with is named as the odd one out", "[pmap]") {
+  Runtime rt({.devices = 8});
+  PmapOptions o;
+  o.arg_names = {"x", "y"};
+  o.axis_size = 4;
+  auto e = expect_error<InvalidArgument>([&] { rt.pmap(identity, std::vector<Array>{zeros({2, 3}), zeros({2})}, o); });
+  REQUIRE(e.report().message ==
+          "pmap: got inconsistent sizes for array axes to be mapped: the `axis_size` argument is 4, where every mapped "
+          "axis has size 2");
+  REQUIRE(e.report().details ==
+          std::vector<std::string>{"* the `axis_size` argument was 4;",
+                                   "* most axes (2 of them) had size 2, e.g. axis 0 of argument x of type float32[2,3]",
+                                   "  also y"});
+}
+
 TEST_CASE("pmap::split: more devices than available suggests a reshape", "[pmap]") {
   Runtime rt({.devices = 4});
   PmapOptions o;
