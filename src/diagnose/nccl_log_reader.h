@@ -1,6 +1,7 @@
 #pragma once
 // Reads NCCL_DEBUG=INFO logs (NCCL 2.18 to 2.30; older ones without commId
-// too; RCCL's, which add fields of their own) into a Recording: the communicator set-up lines ("comm 0x... rank R
+// too; RCCL's, which add fields of their own) into a Recording: the
+// communicator set-up lines ("comm 0x... rank R
 // nranks N cudaDev D ... commId 0x... - Init START / Init COMPLETE", their
 // ncclCommSplit forms) map each process's communicator pointers to ranks;
 // the collective lines ("AllReduce: opCount 5 sendbuff ... count 1024

@@ -128,9 +128,8 @@ def _say_where_joined(stop, thread):
     # report points at the line that thread stood at, as python3's
     # KeyboardInterrupt in threading._shutdown would not.
     frame = sys._current_frames().get(thread.ident)
-    while frame is not None and not frame.f_code.co_filename.startswith(_run.script_dir or '\0') \
-            and frame.f_code.co_filename != sys.modules['__main__'].__loader__.path:
-        frame = frame.f_back
+    while frame is not None and not os.path.realpath(frame.f_code.co_filename).startswith(_run.script_dir + os.sep):
+        frame = frame.f_back  # out of threading's and the libraries' frames, to the program's own
     where = f' at {frame.f_code.co_filename}:{frame.f_lineno}' if frame is not None else ''
     stop._spmd_note = (f"the program's end was waiting for the non-daemon thread {thread.name!r}{where} "
                        "(python3 joins them before it exits)")

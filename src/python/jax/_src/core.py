@@ -13,10 +13,10 @@ import threading
 import numpy as np
 
 import _spmd
-
-_spmd._find_numpy_api()  # now, on the importing thread, not where two threads' first arrays could race
 from jax import errors
 from jax._src import dtypes, source_info
+
+_spmd._find_numpy_api()  # now, on the importing thread, not where two threads' first arrays could race
 
 _SHORT = {'bfloat16': 'bf16', 'bool': 'bool', 'int32': 'i32', 'int64': 'i64', 'float16': 'f16', 'float32': 'f32', 'float64': 'f64'}
 
