@@ -44,10 +44,13 @@ std::pair<u32, u32> threefry2x32(u32 k0, u32 k1, u32 x0, u32 x1) {
 
 namespace {
 
-std::pair<u32, u32> key_of(const Array& key) {
+// The keys of a key stack (*batch, 2): one key, or the keys vmap batches.
+std::vector<std::pair<u32, u32>> keys_of(const Array& key) {
   Array k = key.to_host();
   const auto* w = static_cast<const std::int32_t*>(k.raw_data());
-  return {static_cast<u32>(w[0]), static_cast<u32>(w[1])};
+  std::vector<std::pair<u32, u32>> keys(static_cast<std::size_t>(k.size() / 2));
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = {static_cast<u32>(w[2 * i]), static_cast<u32>(w[2 * i + 1])};
+  return keys;
 }
 
 Array int32_array(const std::vector<u32>& words, const Shape& shape) {
@@ -87,85 +90,54 @@ std::pair<std::vector<u32>, std::vector<u32>> hash_iota_2x32(u32 k0, u32 k1, std
   return {std::move(a), std::move(b)};
 }
 
-void require_key(const Primitive& p, const Aval& key) {
-  if (key.shape != Shape{2} || key.dtype != DType::kInt32) {
+// A key is int32[2]; a stack of them, int32[*batch, 2], draws for each key
+// (what vmap over keys runs), its outputs stacked along the batch axes.
+Shape require_keys(const Primitive& p, const Aval& key) {
+  if (key.shape.empty() || key.shape.back() != 2 || key.dtype != DType::kInt32) {
     type_error(p, "a key is a uint32[2] array (held as int32[2]: jax.random.PRNGKey), got " + key.str());
   }
+  return Shape(key.shape.begin(), key.shape.end() - 1);
 }
 
-}  // namespace
-
-// threefry_split(key; shape, partitionable) -> int32[*shape, 2]
-std::vector<Aval> threefry_split_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
-                                          const AxisEnv&) {
-  if (in.size() != 1) type_error(p, "takes one key");
-  require_key(p, in[0]);
-  auto shape = params.get<std::vector<std::int64_t>>("shape", p.name);
-  shape.push_back(2);
-  return {Aval{Shape(shape.begin(), shape.end()), DType::kInt32, false}};
+Shape concat(Shape a, const Shape& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
-std::vector<Array> threefry_split_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
-  const auto shape = params.get<std::vector<std::int64_t>>("shape", p.name);
-  const std::int64_t n = num_elements(shape);
-  auto [k0, k1] = key_of(in[0]);
-  std::vector<u32> keys(static_cast<std::size_t>(2 * n));
-  if (params.get<bool>("partitionable", p.name)) {
-    auto [a, b] = hash_iota_2x32(k0, k1, n);
-    for (std::int64_t i = 0; i < n; ++i) {
-      keys[static_cast<std::size_t>(2 * i)] = a[static_cast<std::size_t>(i)];
-      keys[static_cast<std::size_t>(2 * i + 1)] = b[static_cast<std::size_t>(i)];
-    }
-  } else {
-    keys = hash_counts(k0, k1, iota(static_cast<std::size_t>(2 * n)));
+
+// Each key's words (split's subkeys, bits' draws) one after another.
+template <typename Word, typename PerKey>
+std::vector<Word> for_each_key(const Array& keys, PerKey per_key) {
+  std::vector<Word> out;
+  std::size_t i = 0;
+  for (auto [k0, k1] : keys_of(keys)) {
+    std::vector<Word> words = per_key(k0, k1, i++);
+    out.insert(out.end(), words.begin(), words.end());
   }
-  Shape out(shape.begin(), shape.end());
-  out.push_back(2);
-  return {int32_array(keys, out)};
+  return out;
 }
 
-// threefry_fold_in(key, data) -> int32[2]: the key hashed with (0, data).
-std::vector<Aval> threefry_fold_in_abstract(const Primitive& p, std::span<const Aval> in, const Params&,
-                                            const AxisEnv&) {
-  if (in.size() != 2) type_error(p, "takes a key and the data folded into it");
-  require_key(p, in[0]);
-  if (!in[1].shape.empty() || !is_integer(in[1].dtype)) type_error(p, "fold_in data must be an integer scalar, got " + in[1].str());
-  return {Aval{Shape{2}, DType::kInt32, false}};
-}
-std::vector<Array> threefry_fold_in_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
-  auto [k0, k1] = key_of(in[0]);
-  // JAX's threefry_seed(data): the data as a uint32 (its low word), after a zero word.
-  const u32 data = static_cast<u32>(static_cast<u64>(in[1].element_as_int64(0)));
-  auto [y0, y1] = threefry2x32(k0, k1, 0, data);
-  return {int32_array({y0, y1}, Shape{2})};
+std::vector<u32> split_words(u32 k0, u32 k1, std::int64_t n, bool partitionable) {
+  if (!partitionable) return hash_counts(k0, k1, iota(static_cast<std::size_t>(2 * n)));
+  std::vector<u32> keys(static_cast<std::size_t>(2 * n));
+  auto [a, b] = hash_iota_2x32(k0, k1, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    keys[static_cast<std::size_t>(2 * i)] = a[static_cast<std::size_t>(i)];
+    keys[static_cast<std::size_t>(2 * i + 1)] = b[static_cast<std::size_t>(i)];
+  }
+  return keys;
 }
 
-// threefry_bits(key; shape, width, partitionable) -> int32[shape] (width
-// 8, 16, 32: the unsigned bits in an int32) or int64[shape] (width 64).
-std::vector<Aval> threefry_bits_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
-                                         const AxisEnv&) {
-  if (in.size() != 1) type_error(p, "takes one key");
-  require_key(p, in[0]);
-  const std::int64_t width = params.get<std::int64_t>("width", p.name);
-  if (width != 8 && width != 16 && width != 32 && width != 64) type_error(p, "requires 8-, 16-, 32- or 64-bit field width");
-  const auto& shape = params.get<std::vector<std::int64_t>>("shape", p.name);
-  return {Aval{Shape(shape.begin(), shape.end()), width == 64 ? DType::kInt64 : DType::kInt32, false}};
-}
-std::vector<Array> threefry_bits_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
-  const auto& shape_v = params.get<std::vector<std::int64_t>>("shape", p.name);
-  const Shape shape(shape_v.begin(), shape_v.end());
-  const std::int64_t width = params.get<std::int64_t>("width", p.name);
-  const std::int64_t n = num_elements(shape_v);
-  auto [k0, k1] = key_of(in[0]);
-  if (params.get<bool>("partitionable", p.name)) {
+// One key's draw of n values of `width` bits: 64-bit values whole, narrower
+// ones as unsigned bits in the low end of each word.
+std::vector<u64> bits_of(const Primitive& p, u32 k0, u32 k1, std::int64_t n, std::int64_t width, bool partitionable) {
+  std::vector<u64> out(static_cast<std::size_t>(n));
+  if (partitionable) {
     auto [a, b] = hash_iota_2x32(k0, k1, n);
-    if (width == 64) {
-      std::vector<std::int64_t> out(static_cast<std::size_t>(n));
-      for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::int64_t>((static_cast<u64>(a[i]) << 32) | b[i]);
-      return {Array::from_raw(out.data(), shape, DType::kInt64)};
+    const u32 mask = width >= 32 ? 0xFFFFFFFFu : (1u << width) - 1;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = width == 64 ? (static_cast<u64>(a[i]) << 32) | b[i] : static_cast<u64>((a[i] ^ b[i]) & mask);
     }
-    const u32 mask = width == 32 ? 0xFFFFFFFFu : (1u << width) - 1;
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = (a[i] ^ b[i]) & mask;
-    return {int32_array(a, shape)};
+    return out;
   }
   // The original layout: ceil(width * n / 32) words of one counter stream.
   // (JAX splits the key into blocks past 2^32 - 1 words; no array here is that large.)
@@ -174,22 +146,85 @@ std::vector<Array> threefry_bits_impl(const Primitive& p, std::span<const Array>
   std::vector<u32> bits = hash_counts(k0, k1, iota(static_cast<std::size_t>(words)));
   if (width == 64) {
     // The first half of the words are the high halves, the second the low.
-    std::vector<std::int64_t> out(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      out[i] = static_cast<std::int64_t>((static_cast<u64>(bits[i]) << 32) | bits[out.size() + i]);
-    }
-    return {Array::from_raw(out.data(), shape, DType::kInt64)};
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = (static_cast<u64>(bits[i]) << 32) | bits[out.size() + i];
+    return out;
   }
-  if (width == 32) return {int32_array(bits, shape)};
+  if (width == 32) return std::vector<u64>(bits.begin(), bits.end());
   // 8 and 16 bits: the words viewed as narrower unsigned values, low bits first.
   const int per_word = static_cast<int>(32 / width);
   const u32 mask = (1u << width) - 1;
-  std::vector<u32> out(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
-    out[static_cast<std::size_t>(i)] =
-        (bits[static_cast<std::size_t>(i / per_word)] >> (width * (i % per_word))) & mask;
+    out[static_cast<std::size_t>(i)] = (bits[static_cast<std::size_t>(i / per_word)] >> (width * (i % per_word))) & mask;
   }
-  return {int32_array(out, shape)};
+  return out;
+}
+
+}  // namespace
+
+// threefry_split(key; shape, partitionable) -> int32[*batch, *shape, 2]
+std::vector<Aval> threefry_split_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                          const AxisEnv&) {
+  if (in.size() != 1) type_error(p, "takes one key");
+  Shape batch = require_keys(p, in[0]);
+  const auto& shape = params.get<std::vector<std::int64_t>>("shape", p.name);
+  return {Aval{concat(concat(batch, Shape(shape.begin(), shape.end())), Shape{2}), DType::kInt32, false}};
+}
+std::vector<Array> threefry_split_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  const auto& shape = params.get<std::vector<std::int64_t>>("shape", p.name);
+  const std::int64_t n = num_elements(shape);
+  const bool partitionable = params.get<bool>("partitionable", p.name);
+  std::vector<u32> keys =
+      for_each_key<u32>(in[0], [&](u32 k0, u32 k1, std::size_t) { return split_words(k0, k1, n, partitionable); });
+  Shape batch(in[0].shape().begin(), in[0].shape().end() - 1);
+  return {int32_array(keys, concat(concat(batch, Shape(shape.begin(), shape.end())), Shape{2}))};
+}
+
+// threefry_fold_in(key, data) -> int32[*batch, 2]: each key hashed with (0, its
+// data); the data is a scalar, or one per key.
+std::vector<Aval> threefry_fold_in_abstract(const Primitive& p, std::span<const Aval> in, const Params&,
+                                            const AxisEnv&) {
+  if (in.size() != 2) type_error(p, "takes a key and the data folded into it");
+  Shape batch = require_keys(p, in[0]);
+  if ((!in[1].shape.empty() && in[1].shape != batch) || !is_integer(in[1].dtype)) {
+    type_error(p, "fold_in data must be an integer scalar, got " + in[1].str());
+  }
+  return {Aval{concat(batch, Shape{2}), DType::kInt32, false}};
+}
+std::vector<Array> threefry_fold_in_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
+  const bool per_key = !in[1].shape().empty();
+  std::vector<u32> keys = for_each_key<u32>(in[0], [&](u32 k0, u32 k1, std::size_t i) {
+    // JAX's threefry_seed(data): the data as a uint32 (its low word), after a zero word.
+    const u32 data = static_cast<u32>(static_cast<u64>(in[1].element_as_int64(per_key ? static_cast<std::int64_t>(i) : 0)));
+    auto [y0, y1] = threefry2x32(k0, k1, 0, data);
+    return std::vector<u32>{y0, y1};
+  });
+  return {int32_array(keys, in[0].shape())};
+}
+
+// threefry_bits(key; shape, width, partitionable) -> int32[*batch, *shape]
+// (width 8, 16, 32: the unsigned bits in an int32) or int64 (width 64).
+std::vector<Aval> threefry_bits_abstract(const Primitive& p, std::span<const Aval> in, const Params& params,
+                                         const AxisEnv&) {
+  if (in.size() != 1) type_error(p, "takes one key");
+  Shape batch = require_keys(p, in[0]);
+  const std::int64_t width = params.get<std::int64_t>("width", p.name);
+  if (width != 8 && width != 16 && width != 32 && width != 64) type_error(p, "requires 8-, 16-, 32- or 64-bit field width");
+  const auto& shape = params.get<std::vector<std::int64_t>>("shape", p.name);
+  return {Aval{concat(batch, Shape(shape.begin(), shape.end())), width == 64 ? DType::kInt64 : DType::kInt32, false}};
+}
+std::vector<Array> threefry_bits_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  const auto& shape_v = params.get<std::vector<std::int64_t>>("shape", p.name);
+  const std::int64_t width = params.get<std::int64_t>("width", p.name);
+  const std::int64_t n = num_elements(shape_v);
+  const bool partitionable = params.get<bool>("partitionable", p.name);
+  std::vector<u64> bits = for_each_key<u64>(
+      in[0], [&](u32 k0, u32 k1, std::size_t) { return bits_of(p, k0, k1, n, width, partitionable); });
+  const Shape shape = concat(Shape(in[0].shape().begin(), in[0].shape().end() - 1), Shape(shape_v.begin(), shape_v.end()));
+  if (width == 64) {
+    std::vector<std::int64_t> out(bits.begin(), bits.end());
+    return {Array::from_raw(out.data(), shape, DType::kInt64)};
+  }
+  return {int32_array(std::vector<u32>(bits.begin(), bits.end()), shape)};
 }
 
 // random_unit(bits) -> floats in [0, 1): JAX's uniform, the mantissa filled

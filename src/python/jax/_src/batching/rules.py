@@ -1,0 +1,205 @@
+"""Batching rules of the numeric primitives: elementwise math, reductions,
+layout, indexing, matmul and random bits. Each returns its outputs over the
+whole batch (batch axis 0) and which are batched; the primitive's own
+parameters are shifted by one axis for the batch in front."""
+
+import numpy as np
+
+from jax._src import core
+from jax._src.batching.interpreter import bind1, defbatch, materialize, move_axis, normalize, shape_of, with_rank
+
+_UNARY = ('neg', 'abs', 'sign', 'exp', 'log', 'log1p', 'expm1', 'sqrt', 'rsqrt', 'square', 'sin', 'cos', 'tan',
+          'tanh', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'logistic', 'floor', 'ceil', 'round', 'not', 'is_nan',
+          'is_inf', 'is_finite', 'reciprocal', 'erf', 'erf_inv', 'convert_element_type', 'stop_gradient',
+          'random_unit')
+_BINARY = ('add', 'sub', 'mul', 'div', 'floor_div', 'rem', 'pow', 'max', 'min', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
+           'and', 'or', 'xor', 'atan2', 'select_n')
+
+
+@defbatch(*_UNARY)
+def _elementwise_unary(eq, values, batched):
+    return [bind1(eq.primitive, values[0], **eq.params)], [True]
+
+
+@defbatch(*_BINARY)
+def _elementwise(eq, values, batched):
+    """Operands broadcast as numpy does: a batched one gets size-1 axes after
+    its batch axis, so its example lines up with the others' trailing axes."""
+    rank = eq.out_avals[0].ndim
+    operands = [with_rank(v, rank) if b else v for v, b in zip(values, batched)]
+    return [bind1(eq.primitive, *operands, **eq.params)], [True]
+
+
+@defbatch('randint_bits')
+def _same_shape_operands(eq, values, batched):
+    """Operands that must share a shape: every one batched."""
+    return [bind1(eq.primitive, *[materialize(v, b, eq.axis) for v, b in zip(values, batched)], **eq.params)], [True]
+
+
+# --- reductions and scans along axes -----------------------------------------------------
+
+@defbatch('reduce_sum', 'reduce_prod', 'reduce_max', 'reduce_min', 'reduce_or', 'reduce_and', 'argmax', 'argmin')
+def _reduction(eq, values, batched):
+    rank = len(shape_of(values[0])) - 1
+    axes = tuple(normalize(a, rank) + 1 for a in eq.params['axes'])
+    return [bind1(eq.primitive, values[0], **{**eq.params, 'axes': axes})], [True]
+
+
+@defbatch('cumsum', 'cumprod')
+def _cumulative(eq, values, batched):
+    rank = len(shape_of(values[0])) - 1
+    return [bind1(eq.primitive, values[0], axis=normalize(eq.params['axis'], rank) + 1)], [True]
+
+
+@defbatch('rev')
+def _rev(eq, values, batched):
+    rank = len(shape_of(values[0])) - 1
+    return [bind1('rev', values[0], dimensions=tuple(normalize(d, rank) + 1 for d in eq.params['dimensions']))], [True]
+
+
+@defbatch('sort')
+def _sort(eq, values, batched):
+    operands = [materialize(v, b, eq.axis) for v, b in zip(values, batched)]
+    outs = core.bind('sort', *operands, **{**eq.params, 'dimension': int(eq.params['dimension']) + 1})
+    return outs, [True] * len(outs)
+
+
+# --- layout --------------------------------------------------------------------------------
+
+@defbatch('reshape')
+def _reshape(eq, values, batched):
+    return [bind1('reshape', values[0], new_sizes=(eq.axis.size,) + tuple(eq.params['new_sizes']))], [True]
+
+
+@defbatch('transpose')
+def _transpose(eq, values, batched):
+    perm = (0,) + tuple(normalize(a, len(eq.params['permutation'])) + 1 for a in eq.params['permutation'])
+    return [bind1('transpose', values[0], permutation=perm)], [True]
+
+
+@defbatch('broadcast_in_dim')
+def _broadcast_in_dim(eq, values, batched):
+    return [bind1('broadcast_in_dim', values[0], shape=(eq.axis.size,) + tuple(eq.params['shape']),
+                  broadcast_dimensions=(0,) + tuple(int(d) + 1 for d in eq.params['broadcast_dimensions']))], [True]
+
+
+@defbatch('concatenate')
+def _concatenate(eq, values, batched):
+    rank = eq.out_avals[0].ndim
+    operands = [materialize(v, b, eq.axis) for v, b in zip(values, batched)]
+    return [bind1('concatenate', *operands, dimension=normalize(eq.params['dimension'], rank) + 1)], [True]
+
+
+@defbatch('sharding_constraint')
+def _sharding_constraint(eq, values, batched):
+    """The batch axis is laid out whole on every device (JAX's rule without
+    spmd_axis_name): an unsharded entry in front of the spec."""
+    return [bind1('sharding_constraint', values[0], **{**eq.params, 'spec': ('',) + tuple(eq.params['spec'])})], [True]
+
+
+# --- matmul ------------------------------------------------------------------------------------
+
+@defbatch('matmul')
+def _matmul(eq, values, batched):
+    """numpy's matmul over a batch, as one batched product: a batched vector
+    operand becomes a one-row (one-column) matrix whose axis the result then
+    drops, and a batched operand's own stack axes line up with the other's
+    through size-1 axes after the batch axis. An unbatched operand broadcasts
+    against the examples as numpy's matmul broadcasts stacks."""
+    (a, b), (ba, bb) = values, batched
+    ra, rb = len(shape_of(a)) - ba, len(shape_of(b)) - bb
+    row_vector, column_vector = ba and ra == 1, bb and rb == 1
+    if row_vector:
+        a, ra = bind1('reshape', a, new_sizes=shape_of(a)[:1] + (1,) + shape_of(a)[1:]), 2
+    if column_vector:
+        b, rb = bind1('reshape', b, new_sizes=shape_of(b) + (1,)), 2
+    stack_rank = max(ra - 2, rb - 2, 0)
+    a = with_rank(a, stack_rank + 2) if ba else a
+    b = with_rank(b, stack_rank + 2) if bb else b
+    out = bind1('matmul', a, b, **eq.params)
+    if row_vector or column_vector:
+        shape = list(shape_of(out))
+        if column_vector:
+            del shape[-1]
+        if row_vector:
+            del shape[-1 if rb == 1 else -2 + column_vector]
+        out = bind1('reshape', out, new_sizes=tuple(shape))
+    return [out], [True]
+
+
+# --- indexing --------------------------------------------------------------------------------
+
+_WHOLE_AXIS = (1, 0, 0, 0, 0)  # an index item (see primitives.cc): a slice with no start, stop or step
+
+
+@defbatch('index')
+def _index(eq, values, batched):
+    return [bind1('index', values[0], items=_WHOLE_AXIS + tuple(eq.params['items']))], [True]
+
+
+def _selected_rank(items, rank):
+    """The rank of x[items] for x of `rank` (items as primitives.cc encodes them)."""
+    kinds = [items[i] for i in range(0, len(items), 5)]
+    consumed = sum(1 for k in kinds if k in (0, 1))
+    return sum(1 for k in kinds if k in (1, 2)) + rank - consumed
+
+
+@defbatch('index_update')
+def _index_update(eq, values, batched):
+    (x, v), (bx, bv) = values, batched
+    x = materialize(x, bx, eq.axis)
+    items = tuple(eq.params['items'])
+    if bv:
+        v = with_rank(v, _selected_rank(items, len(shape_of(x)) - 1))
+    return [bind1('index_update', x, v, **{**eq.params, 'items': _WHOLE_AXIS + items})], [True]
+
+
+@defbatch('take')
+def _take(eq, values, batched):
+    """x's slices at `indices` along one axis. With both batched, each
+    example reads its own slice: the examples' axes are flattened into one
+    and each index offset by its example's start, one take as before."""
+    (x, i), (bx, bi) = values, batched
+    rank = len(shape_of(x)) - bx
+    axis = normalize(eq.params['axis'], rank)
+    if not bi:
+        return [bind1('take', x, i, axis=axis + 1)], [True]
+    if not bx:
+        # The indices' batch axis lands where `axis` was: moved to the front.
+        return [move_axis(bind1('take', x, i, axis=axis), axis, 0)], [True]
+    n, size = eq.axis.size, shape_of(x)[axis + 1]
+    x = move_axis(x, axis + 1, 1)
+    flat = bind1('reshape', x, new_sizes=(n * size,) + shape_of(x)[2:])
+    i = _clamped(i, size)
+    starts = np.arange(n, dtype=core.aval_of(i).dtype).reshape((n,) + (1,) * (len(shape_of(i)) - 1)) * size
+    out = bind1('take', flat, bind1('add', i, starts), axis=0)
+    # (n, *indices, *x's axes but `axis`): x's leading axes go back before the indices'.
+    lead, index_rank = axis, len(shape_of(i)) - 1
+    if lead:
+        order = [0] + list(range(1 + index_rank, 1 + index_rank + lead)) + list(range(1, 1 + index_rank)) + \
+            list(range(1 + index_rank + lead, len(shape_of(out))))
+        out = bind1('transpose', out, permutation=tuple(order))
+    return [out], [True]
+
+
+def _clamped(i, size):
+    """take's index rule: a negative index counts from the end, then each
+    is clamped into the axis (so no example reads its neighbour's slice)."""
+    dt = core.aval_of(i).dtype
+    wrapped = bind1('select_n', bind1('lt', i, dt.type(0)), i, bind1('add', i, dt.type(size)))
+    return bind1('max', bind1('min', wrapped, dt.type(size - 1)), dt.type(0))
+
+
+# --- random bits ----------------------------------------------------------------------------
+# The threefry kernels take a stack of keys (*batch, 2) and give each key's
+# draws, as JAX's key arrays do.
+
+@defbatch('threefry_split', 'threefry_bits')
+def _per_key(eq, values, batched):
+    return [bind1(eq.primitive, values[0], **eq.params)], [True]
+
+
+@defbatch('threefry_fold_in')
+def _fold_in(eq, values, batched):
+    (key, data), (bk, _) = values, batched
+    return [bind1('threefry_fold_in', materialize(key, bk, eq.axis), data)], [True]
