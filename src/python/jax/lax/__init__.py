@@ -525,7 +525,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     n = lengths.pop()
 
     def x_at(i):
-        return xs_tree.unflatten([dynamic_index_in_dim(x, i, 0, keepdims=False) for x in xs_leaves])
+        return xs_tree.unflatten([dynamic_index_in_dim(x, i, 0, keepdims=False, allow_negative_indices=False)
+                                  for x in xs_leaves])
 
     def step(carry, x):
         out = f(carry, x)
@@ -549,7 +550,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         carry, ys = state
         k = sub(np.int32(n - 1), i) if reverse else i
         carry, y = step(carry, x_at(k))
-        ys = tree_util.tree_map(lambda buf, v: dynamic_update_index_in_dim(buf, v, k, 0), ys, y)
+        ys = tree_util.tree_map(lambda buf, v: dynamic_update_index_in_dim(buf, v, k, 0, allow_negative_indices=False),
+                                    ys, y)
         return carry, ys
     return fori_loop(0, n, body, (init, ys0))
 
@@ -626,39 +628,50 @@ def integer_pow(x, y):
     return div(1.0, acc) if reciprocal else acc
 
 
-def _clamped_start(start, dim, size):
+def _clamped_start(start, dim, size, allow_negative):
+    """A window's start as XLA takes it: clamped so the window fits, after a
+    negative start counts from the end (JAX's allow_negative_indices)."""
+    if not allow_negative and isinstance(start, (int, np.integer)) and start < 0:
+        raise ValueError(f'Index {start} is out of bounds for dimension {dim} if allow_negative_indices=False')
     start = convert_element_type(start, np.int32)
+    if allow_negative and not (core.is_concrete(start) and int(start) >= 0):
+        start = select(lt(start, np.int32(0)), add(start, np.int32(dim)), start)
     return max(min(start, np.int32(dim - size)), np.int32(0))
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
+def _per_axis(flag, rank):
+    return list(flag) if isinstance(flag, (list, tuple)) else [bool(flag)] * rank
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     import jax.numpy as jnp
     shape = core.aval_of(operand).shape
+    negative = _per_axis(allow_negative_indices, len(shape))
     if len(start_indices) != len(shape) or len(slice_sizes) != len(shape):
         raise TypeError(f'dynamic_slice: {len(start_indices)} start indices and {len(slice_sizes)} slice sizes for '
                         f'an operand of rank {len(shape)}')
     out = operand
-    for ax, (start, size, dim) in enumerate(zip(start_indices, slice_sizes, shape)):
+    for ax, (start, size, dim, neg) in enumerate(zip(start_indices, slice_sizes, shape, negative)):
         size = int(size)
         if size > dim:
             raise TypeError(f'dynamic_slice: slice size {size} exceeds the operand\'s size {dim} along axis {ax}')
         if size == dim:
             continue
-        index = add(jnp.arange(size, dtype=np.int32), _clamped_start(start, dim, size))
+        index = add(jnp.arange(size, dtype=np.int32), _clamped_start(start, dim, size, neg))
         out = bind1('take', out, index, axis=ax)
     return out
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *, allow_negative_indices=True):
     shape = core.aval_of(operand).shape
     starts = [np.int32(0)] * len(shape)
     sizes = list(shape)
     starts[axis], sizes[axis] = start_index, slice_size
-    return dynamic_slice(operand, starts, sizes)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
-    out = dynamic_slice_in_dim(operand, index, 1, axis)
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negative_indices=True):
+    out = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
     if keepdims:
         return out
     shape = list(core.aval_of(out).shape)
@@ -666,7 +679,7 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
     return reshape(out, shape)
 
 
-def dynamic_update_slice(operand, update, start_indices):
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     """operand with `update` written at `start_indices` (clamped, as in XLA):
     the update gathered to the operand's shape, selected inside the window."""
     import jax.numpy as jnp
@@ -677,11 +690,12 @@ def dynamic_update_slice(operand, update, start_indices):
                         f'an operand of shape {shape}')
     update = convert_element_type(update, core.aval_of(operand).dtype)
     gathered, inside = update, None
-    for ax, (start, size, dim) in enumerate(zip(start_indices, ushape, shape)):
+    negative = _per_axis(allow_negative_indices, len(shape))
+    for ax, (start, size, dim, neg) in enumerate(zip(start_indices, ushape, shape, negative)):
         if size > dim:
             raise TypeError(f'dynamic_update_slice: update size {size} exceeds the operand\'s size {dim} along '
                             f'axis {ax}')
-        s = _clamped_start(start, dim, size)
+        s = _clamped_start(start, dim, size, neg)
         pos = jnp.arange(dim, dtype=np.int32)
         offset = sub(pos, s)
         gathered = bind1('take', gathered, max(min(offset, np.int32(size - 1)), np.int32(0)), axis=ax)
@@ -693,18 +707,18 @@ def dynamic_update_slice(operand, update, start_indices):
     return select(jnp.broadcast_to(inside, shape), gathered, operand)
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *, allow_negative_indices=True):
     starts = [np.int32(0)] * len(core.aval_of(operand).shape)
     starts[axis] = start_index
-    return dynamic_update_slice(operand, update, starts)
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_update_index_in_dim(operand, update, index, axis):
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
     ushape = list(core.aval_of(update).shape)
     if len(ushape) == len(core.aval_of(operand).shape) - 1:
         ushape.insert(axis, 1)
         update = reshape(update, ushape)
-    return dynamic_update_slice_in_dim(operand, update, index, axis)
+    return dynamic_update_slice_in_dim(operand, update, index, axis, allow_negative_indices=allow_negative_indices)
 
 
 def with_sharding_constraint(x, shardings):
