@@ -246,6 +246,20 @@ void ProcessGroup::stop(const char* reason, const std::string& detail) {
   post_state("stopped", std::move(f));
 }
 
+// A peer stopped by a signal was most likely sent it by the launcher, which
+// signals every rank: this rank's own signal is on its way (a loaded
+// machine may deliver it a moment later). Wait for it a little, so this rank
+// reports its own interruption rather than the peer's (the poll hook throws
+// it); a signal sent to the peer alone still ends here as RankFailed.
+void ProcessGroup::await_own_interrupt() {
+  if (!poll_hook_) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < until) {
+    poll_hook_();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, std::int64_t my_n) {
   // This rank's own stop first: a SIGINT the launcher sent every rank also
   // ends the others, and a rank that got it must report its interruption,
@@ -260,6 +274,7 @@ void ProcessGroup::check_peers(const Snapshot& s, const std::string& my_group, s
     // A member that found a mismatch at this very collective saw every
     // signature: this rank reads them next and reports the mismatch itself.
     if (mismatch && j.string_at("group") == my_group && j.int_at("n", -1) == my_n) continue;
+    if (state == "raised" && detail.find("interrupted by SIG") != std::string::npos) await_own_interrupt();
     if (state == "raised" || mismatch) {
       stop("peer", "stopped because rank " + std::to_string(r) + " " + (state == "raised" ? "raised" : "stopped"));
       Report rep = make_report("RankFailed",

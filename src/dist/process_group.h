@@ -116,6 +116,7 @@ class ProcessGroup {
   /// Throws when another rank ended in a way that stops this one (waiting at
   /// collective `my_n` of `my_group`, when this rank waits at one).
   void check_peers(const Snapshot& s, const std::string& my_group = {}, std::int64_t my_n = -1);
+  void await_own_interrupt();
   /// Whether nothing posted in `s` can ever change (see the file comment).
   bool stuck(const Snapshot& s) const;
   [[noreturn]] void deadlock(const Snapshot& s, const std::string& group, std::int64_t n,
