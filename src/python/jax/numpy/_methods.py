@@ -212,10 +212,58 @@ class _IndexUpdateRef:
         items = self.index if isinstance(self.index, tuple) else (self.index,)
         encoded = [_static_item(i) for i in items]
         if any(e is None for e in encoded):
-            raise NotImplementedError(f'spmdsim supports x.at[...] with static ints and slices only, got '
-                                      f'{self.index!r}')
+            if _scalar_positions(items, core.aval_of(self.array).ndim):
+                return self._update_at_positions(values, mode, items)
+            raise NotImplementedError(f'spmdsim supports x.at[...] with static ints and slices, or traced integer '
+                                      f'scalars and whole slices, got {self.index!r}')
         return core.bind1('index_update', self.array, values, items=tuple(v for e in encoded for v in e),
                           mode=mode)
+
+
+    def _update_at_positions(self, values, mode, items):
+        """x.at[i, :, j].set(v) with traced integer scalars: the one window
+        they pick, read, combined with the values and written back with a
+        dynamic slice. A negative index counts from the end; an index still
+        outside the axis drops the update, as JAX's scatter does."""
+        x = self.array
+        shape = core.aval_of(x).shape
+        dtype = core.aval_of(x).dtype
+        items = list(items) + [slice(None)] * (len(shape) - len(items))
+        starts, sizes, inside = [], [], None
+        for item, n in zip(items, shape):
+            if isinstance(item, slice):
+                starts.append(_np.int32(0))
+                sizes.append(n)
+                continue
+            i = lax.convert_element_type(item, _np.int32)
+            i = jnp.where(jnp.less(i, 0), jnp.add(i, _np.int32(n)), i)
+            ok = jnp.logical_and(jnp.greater_equal(i, 0), jnp.less(i, n))
+            inside = ok if inside is None else jnp.logical_and(inside, ok)
+            starts.append(i)
+            sizes.append(1)
+        window = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
+        selected = [n for item, n in zip(items, shape) if isinstance(item, slice)]
+        v = jnp.broadcast_to(lax.convert_element_type(values, dtype), selected).reshape(sizes)
+        combined = {'set': lambda: v, 'add': lambda: window + v, 'mul': lambda: window * v,
+                    'min': lambda: jnp.minimum(window, v), 'max': lambda: jnp.maximum(window, v)}[mode]()
+        combined = jnp.where(inside, combined, window).astype(dtype)
+        return lax.dynamic_update_slice(x, combined, starts, allow_negative_indices=False)
+
+
+def _scalar_positions(items, rank):
+    """Whether every item is an integer scalar (a traced one among them) or
+    a whole slice `:`, at most one per axis."""
+    if len(items) > rank:
+        return False
+    for i in items:
+        if isinstance(i, slice):
+            if (i.start, i.stop, i.step) != (None, None, None):
+                return False
+        elif isinstance(i, (bool, _np.bool_)) or not isinstance(i, (int, _np.integer, Array)):
+            return False
+        elif isinstance(i, Array) and (core.aval_of(i).shape != () or core.aval_of(i).dtype.kind not in 'iu'):
+            return False
+    return True
 
 
 class _At:
