@@ -1,6 +1,7 @@
 """jax.core: the public names of JAX's tracing core that libraries use
 (flax checks which trace it runs under; chex and optax test for Tracer)."""
 
+from jax._src.api import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var  # noqa: F401  (what make_jaxpr returns)
 from jax._src.core import Array, ShapedArray, Tracer, current_trace as _current_trace
 
 

@@ -660,12 +660,116 @@ def _constrained_outputs(program):
             for a in program.outputs]
 
 
+class Primitive:
+    """An equation's primitive, as JAX's jaxprs name it (eqn.primitive.name)."""
+    __slots__ = ('name',)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+    def __eq__(self, other):
+        return isinstance(other, Primitive) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+class Var:
+    """A variable of a jaxpr: its number in the program and its aval."""
+    __slots__ = ('count', 'aval')
+
+    def __init__(self, count, aval):
+        self.count, self.aval = count, aval
+
+    def __repr__(self):
+        return f'Var(id={self.count}):{self.aval.str_short(short_dtypes=True)}'
+
+
+class Literal:
+    """A constant operand written into an equation."""
+    __slots__ = ('val', 'aval')
+
+    def __init__(self, val):
+        self.val = core.ArrayImpl(val)
+        self.aval = self.val.aval
+
+    def __repr__(self):
+        return f'Literal({self.val})'
+
+
+class JaxprEqn:
+    __slots__ = ('primitive', 'invars', 'outvars', 'params', 'source_info')
+
+    def __init__(self, primitive, invars, outvars, params, source_info):
+        self.primitive, self.invars, self.outvars = primitive, invars, outvars
+        self.params, self.source_info = params, source_info
+
+    def __repr__(self):
+        return f'JaxprEqn({self.primitive}, invars={self.invars}, outvars={self.outvars})'
+
+
+def _jaxpr_param(value):
+    """A parameter as JAX's jaxprs hold it: a sub-program as a ClosedJaxpr."""
+    if hasattr(value, 'equations') and hasattr(value, 'inputs'):
+        return ClosedJaxpr(value, None)
+    if isinstance(value, tuple) and any(hasattr(v, 'equations') for v in value):
+        return tuple(_jaxpr_param(v) for v in value)
+    return value
+
+
+class Jaxpr:
+    """A traced program's structure, as JAX's Jaxpr: invars, equations,
+    outvars (constvars: none, spmdsim writes constants into the equations)."""
+
+    def __init__(self, program):
+        self._program = program
+        self._vars = {}
+
+    def _var(self, v):
+        if v not in self._vars:
+            self._vars[v] = Var(v, core.ShapedArray(*self._program.var_aval(v)))
+        return self._vars[v]
+
+    def _atom(self, a):
+        return self._var(a) if isinstance(a, int) else Literal(a)
+
+    @property
+    def invars(self):
+        return [self._var(v) for v in self._program.inputs]
+
+    @property
+    def outvars(self):
+        return [self._atom(a) for a in self._program.outputs]
+
+    @property
+    def constvars(self):
+        return []
+
+    @property
+    def eqns(self):
+        return [JaxprEqn(Primitive(prim), [self._atom(a) for a in ins], [self._var(v) for v in outs],
+                         {k: _jaxpr_param(v) for k, v in params.items()}, loc)
+                for prim, ins, outs, params, loc in self._program.equations]
+
+    def __str__(self):
+        return self._program.jaxpr_text()
+
+    __repr__ = __str__
+
+
 class ClosedJaxpr:
-    """What jax.make_jaxpr returns: prints as JAX's jaxpr text."""
+    """What jax.make_jaxpr returns: prints as JAX's jaxpr text; .jaxpr, .eqns,
+    .consts, .in_avals and .out_avals as JAX's."""
 
     def __init__(self, program, out_tree):
         self._program = program
         self.out_tree = out_tree
+        self.jaxpr = Jaxpr(program)
+        self.consts = []
+        self.literals = []
 
     @property
     def in_avals(self):
@@ -677,7 +781,7 @@ class ClosedJaxpr:
 
     @property
     def eqns(self):
-        return range(self._program.num_equations)
+        return self.jaxpr.eqns
 
     def __str__(self):
         return self._program.jaxpr_text()
