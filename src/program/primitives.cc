@@ -787,12 +787,15 @@ Avals identity_abstract(const Primitive& p, std::span<const Aval> in, const Para
 }
 Arrays identity_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) { return {in[0]}; }
 
-// pjit(*args; call_jaxpr, name): a jax.jit function called inside a trace.
-// custom_jvp_call / custom_vjp_call(*args; call_jaxpr, rule): the function as
-// traced. Its differentiation rule lives in the jax package (found by `rule`)
-// and matters only to autodiff.
+// jit(*args; jaxpr, name): a jax.jit function called inside a trace (JAX's
+// names since 0.7; pjit before). custom_jvp_call / custom_vjp_call(*args;
+// call_jaxpr, rule): the function as traced. Its differentiation rule lives
+// in the jax package (found by `rule`) and matters only to autodiff.
+const ProgramRef& called_program(const Primitive& p, const Params& params) {
+  return params.get<ProgramRef>(p.name == "jit" ? "jaxpr" : "call_jaxpr", p.name);
+}
 Avals call_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
-  const auto& body = params.get<ProgramRef>("call_jaxpr", p.name);
+  const auto& body = called_program(p, params);
   const auto want = body->input_avals();
   if (want.size() != in.size()) {
     type_error(p, "the function takes " + std::to_string(want.size()) + " arguments, got " + std::to_string(in.size()));
@@ -806,7 +809,7 @@ Avals call_abstract(const Primitive& p, std::span<const Aval> in, const Params& 
   return body->output_avals();
 }
 Arrays call_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
-  return execute(*params.get<ProgramRef>("call_jaxpr", p.name), in);
+  return execute(*called_program(p, params), in);
 }
 
 // Nested pmap (a pmap traced inside a pmap-ed function).
@@ -912,7 +915,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("sharding_constraint", identity_abstract, identity_impl);
   add("custom_jvp_call", call_abstract, call_impl);
   add("custom_vjp_call", call_abstract, call_impl);
-  add("pjit", call_abstract, call_impl);
+  add("jit", call_abstract, call_impl);
   add("debug_print", debug_print_abstract, debug_print_impl);
   add("debug_callback", callback_abstract, callback_impl);
   add("debug_breakpoint", breakpoint_abstract, breakpoint_impl);

@@ -2,12 +2,16 @@
 
 #include "spmd/program/program.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "spmd/core/format.h"
 #include "spmd/error.h"
 #include "program/execution_plan.h"
 #include "spmd/program/primitive.h"
+#include "util/pretty_printer.h"
 
 namespace spmd::program {
 
@@ -109,100 +113,128 @@ std::string var_name(int n) {
   return s;
 }
 
+// Parameters that are spmdsim's own bookkeeping, not JAX's: left out of the text.
+bool hidden_param(const std::string& name) {
+  return name == "source" || name == "capture_counts" || name == "capture_slots" || name == "trip_count" ||
+         name == "rule";
+}
+
+// Python's str() of a float: the shortest text that reads back the same, with ".0" for whole numbers.
+std::string python_float(double x) {
+  std::ostringstream o;
+  o.precision(17);
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::ostringstream t;
+    t.precision(digits);
+    t << x;
+    if (std::stod(t.str()) == x) {
+      std::string s = t.str();
+      if (s.find_first_of(".einf") == std::string::npos) s += ".0";
+      return s;
+    }
+  }
+  o << x;
+  return o.str();
+}
+
+// The jaxpr's document, built as JAX's core.pp_jaxpr builds it (names given
+// in the same order, so variables are named as JAX names them).
 class JaxprPrinter {
  public:
-  std::string print(const Program& p, int indent) {
-    std::map<Var, std::string> names;
-    auto name_of = [&](Var v) -> const std::string& {
-      auto it = names.find(v);
-      if (it == names.end()) it = names.emplace(v, var_name(next_++)).first;
-      return it->second;
-    };
-    auto atom = [&](const Program& prog, const Atom& a) {
-      if (a.is_literal()) return literal_text(a.literal);
-      return name_of(a.var);
-    };
-    auto typed = [&](const Program& prog, Var v) { return name_of(v) + ":" + prog.aval(v).str(); };
-
-    std::ostringstream head;
-    head << "{ lambda ; ";
-    for (std::size_t i = 0; i < p.inputs().size(); ++i) head << (i ? " " : "") << typed(p, p.inputs()[i]);
-    head << ". let";
-    std::vector<std::string> lines;
-    for (const Equation& eq : p.equations()) {
-      std::ostringstream l;
-      for (std::size_t i = 0; i < eq.outputs.size(); ++i) l << (i ? " " : "") << typed(p, eq.outputs[i]);
-      l << " = " << eq.primitive->name << params_text(eq.params, indent + 4);
-      for (const Atom& a : eq.inputs) l << " " << atom(p, a);
-      lines.push_back(l.str());
-    }
-    std::ostringstream tail;
-    tail << "in (";
-    for (std::size_t i = 0; i < p.outputs().size(); ++i) tail << (i ? ", " : "") << atom(p, p.outputs()[i]);
-    tail << (p.outputs().size() == 1 ? ",)" : ")") << " }";
-
-    std::size_t width = head.str().size() + tail.str().size();
-    bool multiline = false;
-    for (const std::string& l : lines) {
-      width += l.size() + 1;
-      multiline = multiline || l.find('\n') != std::string::npos;
-    }
-    if (!multiline && width <= 80) {
-      std::string s = head.str();
-      for (const std::string& l : lines) s += " " + l;
-      return s + " " + tail.str();
-    }
-    const std::string pad(static_cast<std::size_t>(indent), ' ');
-    std::string s = head.str() + "\n";
-    for (const std::string& l : lines) s += pad + "    " + l + "\n";
-    return s + pad + "  " + tail.str();
+  pp::Doc jaxpr(const Program& p) {
+    using namespace pp;
+    Doc invars = vars(p, p.inputs(), "", true);
+    std::vector<Doc> eqns;
+    for (const Equation& eq : p.equations()) eqns.push_back(equation(p, eq));
+    std::vector<Atom> outs = p.outputs();
+    Doc outvars = concat({text("("), atoms(p, outs, ","), text(outs.size() == 1 ? ",)" : ")")});
+    return group(concat({nest(2, concat({text("{ "), text("lambda "), text("; "), invars, text(". "), text("let"),
+                                          nest(2, concat({brk(), join(brk("; "), eqns)})), brk(), text("in "),
+                                          outvars})),
+                         text(" }")}));
   }
 
  private:
-  static std::string literal_text(const Array& a) {
-    std::string v = a.size() == 1 ? format_scalar(a, 0) : "[...]";
-    return v + ":" + a.abstract_type();
+  using Key = std::pair<const Program*, Var>;
+
+  const std::string& name_of(const Program& p, Var v) {
+    auto it = names_.find(Key{&p, v});
+    if (it == names_.end()) it = names_.emplace(Key{&p, v}, var_name(next_++)).first;
+    return it->second;
   }
 
-  std::string params_text(const Params& params, int indent) {
-    if (params.all().empty()) return "";
-    std::string s = "[";
-    bool first = true;
-    for (const auto& [name, value] : params.all()) {
-      if (name == "source") continue;  // spmdsim's own: which lax function made it, for reports
-      if (!first) s += "\n" + std::string(static_cast<std::size_t>(indent), ' ') + " ";
-      first = false;
-      s += name + "=" + param_text(value, indent + 2);
+  std::string atom_text(const Program& p, const Atom& a) {
+    if (a.is_literal()) return (a.literal.size() == 1 ? format_scalar(a.literal, 0) : "[...]") + ":" + a.literal.abstract_type();
+    return name_of(p, a.var);
+  }
+
+  // pp_vars: the names joined by breakable spaces, each its own group.
+  pp::Doc vars(const Program& p, const std::vector<Var>& vs, const std::string& separator, bool typed) {
+    std::vector<pp::Doc> items;
+    for (Var v : vs) items.push_back(pp::text(name_of(p, v) + (typed ? ":" + p.aval(v).str() : "")));
+    return pp::nest(2, pp::group(pp::join(pp::concat({pp::text(separator), pp::group(pp::brk())}), items)));
+  }
+  pp::Doc atoms(const Program& p, const std::vector<Atom>& as, const std::string& separator) {
+    std::vector<pp::Doc> items;
+    for (const Atom& a : as) items.push_back(pp::text(atom_text(p, a)));
+    return pp::nest(2, pp::group(pp::join(pp::concat({pp::text(separator), pp::group(pp::brk())}), items)));
+  }
+
+  pp::Doc equation(const Program& p, const Equation& eq) {
+    using namespace pp;
+    const std::string& prim = eq.primitive->name;
+    std::vector<std::pair<std::string, const Param*>> params;
+    for (const auto& [name, value] : eq.params.all()) {
+      if (!hidden_param(name)) params.emplace_back(name, &value);
     }
-    // Short parameter lists stay on one line.
-    if (s.find('{') == std::string::npos && s.size() < 60) {
-      std::string flat;
-      bool in_gap = false;
-      for (char c : s) {
-        if (c == '\n') {
-          in_gap = true;
-          continue;
-        }
-        if (in_gap && c == ' ') continue;
-        if (in_gap) flat += ' ';
-        in_gap = false;
-        flat += c;
+    if (prim == "jit") {
+      // As JAX's jit rule: name= first, and the called jaxpr's variables named like the call's.
+      std::stable_partition(params.begin(), params.end(), [](const auto& kv) { return kv.first == "name"; });
+      if (const auto* body = std::get_if<ProgramRef>(&eq.params.all().at("jaxpr"))) {
+        suggest_names(**body, (*body)->inputs(), p, eq.inputs);
+        std::vector<Atom> outs;
+        for (Var v : eq.outputs) outs.push_back(Atom::of(v));
+        std::vector<Atom> inner = (*body)->outputs();
+        std::vector<Var> inner_vars;
+        for (const Atom& a : inner) inner_vars.push_back(a.is_literal() ? -1 : a.var);
+        suggest_names(**body, inner_vars, p, outs);
       }
-      s = flat;
     }
-    return s + "]";
+    Doc lhs = vars(p, eq.outputs, "", true);
+    std::vector<Doc> pairs;
+    for (const auto& [name, value] : params) pairs.push_back(concat({text(name + "="), param(*value)}));
+    Doc kv = pairs.empty() ? nil()
+                           : group(concat({nest(2, concat({text("["), brk(""), join(brk(), pairs)})), brk(""), text("]")}));
+    Doc rhs = concat({text(prim), kv, text(" "), atoms(p, eq.inputs, "")});
+    return eq.outputs.empty() ? rhs : concat({lhs, text(" = "), rhs});
   }
 
-  std::string param_text(const Param& v, int indent) {
+  // suggest_same_var_names: each unnamed variable of `for_p` named as its
+  // counterpart in `like_p`, when that is a variable not used for another.
+  void suggest_names(const Program& for_p, const std::vector<Var>& for_vars, const Program& like_p,
+                     const std::vector<Atom>& like) {
+    if (for_vars.size() != like.size()) return;
+    std::set<Var> used;
+    for (std::size_t i = 0; i < for_vars.size(); ++i) {
+      if (like[i].is_literal() || for_vars[i] < 0 || used.count(like[i].var) || names_.count(Key{&for_p, for_vars[i]})) {
+        continue;
+      }
+      used.insert(like[i].var);
+      names_[Key{&for_p, for_vars[i]}] = name_of(like_p, like[i].var);
+    }
+  }
+
+  pp::Doc param(const Param& v) {
+    using namespace pp;
+    if (const auto* prog = std::get_if<ProgramRef>(&v)) return jaxpr(**prog);
+    if (const auto* progs = std::get_if<std::vector<ProgramRef>>(&v)) {
+      std::vector<Doc> docs;
+      for (const ProgramRef& q : *progs) docs.push_back(jaxpr(*q));
+      return group(concat({nest(2, concat({text("("), brk(""), join(brk(), docs)})), brk(""), text(")")}));
+    }
     struct Visit {
-      JaxprPrinter& self;
-      int indent;
       std::string operator()(std::int64_t x) const { return std::to_string(x); }
-      std::string operator()(double x) const {
-        std::ostringstream o;
-        o << x;
-        return o.str();
-      }
+      std::string operator()(double x) const { return python_float(x); }
       std::string operator()(bool x) const { return x ? "True" : "False"; }
       std::string operator()(const std::string& x) const { return x; }
       std::string operator()(const std::vector<std::int64_t>& xs) const {
@@ -215,21 +247,18 @@ class JaxprPrinter {
         for (std::size_t i = 0; i < xs.size(); ++i) s += (i ? ", '" : "'") + xs[i] + "'";
         return s + (xs.size() == 1 ? ",)" : ")");
       }
-      std::string operator()(const ProgramRef& p) const { return self.print(*p, indent); }
-      std::string operator()(const std::vector<ProgramRef>& ps) const {
-        std::string s = "(\n";
-        for (const ProgramRef& p : ps) s += std::string(static_cast<std::size_t>(indent + 2), ' ') + self.print(*p, indent + 2) + "\n";
-        return s + std::string(static_cast<std::size_t>(indent), ' ') + ")";
-      }
+      std::string operator()(const ProgramRef&) const { return {}; }
+      std::string operator()(const std::vector<ProgramRef>&) const { return {}; }
     };
-    return std::visit(Visit{*this, indent}, v);
+    return text(std::visit(Visit{}, v));
   }
 
+  std::map<Key, std::string> names_;
   int next_ = 0;
 };
 
 }  // namespace
 
-std::string to_jaxpr_text(const Program& p) { return JaxprPrinter{}.print(p, 0); }
+std::string to_jaxpr_text(const Program& p) { return pp::format(JaxprPrinter{}.jaxpr(p)); }
 
 }  // namespace spmd::program

@@ -587,7 +587,7 @@ class _JittedFunction:
         if core.current_trace() is not None:
             # Inside another trace (a pmap, a grad) the function is traced on
             # abstract values of its own and called as one equation, as in JAX.
-            outs = core.bind('pjit', *leaves, *captured, call_jaxpr=program,
+            outs = core.bind('jit', *leaves, *captured, jaxpr=program,
                              name=getattr(self.fun, '__name__', 'fun'))
             return out_tree.unflatten(outs)
         outs = _spmd.execute(program, [_to_concrete(l) for l in leaves] + [_to_concrete(c) for c in captured])

@@ -690,9 +690,12 @@ def expand_dims(a, axis):
     shape = list(_aval(a).shape)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     nd = len(shape) + len(axes)
-    for ax in sorted(x % nd for x in axes):
+    new = sorted(x % nd for x in axes)
+    for ax in new:
         shape.insert(ax, 1)
-    return lax.reshape(a, shape)
+    # As lax.expand_dims: a broadcast_in_dim placing the operand's axes around the new ones.
+    kept = tuple(d for d in range(nd) if d not in new)
+    return lax.broadcast_in_dim(a, shape, kept)
 
 
 def squeeze(a, axis=None):

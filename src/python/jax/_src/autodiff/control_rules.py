@@ -11,7 +11,7 @@ inside a branch or an iteration are recomputed, as jax.checkpoint would):
             pass, as JAX's scan transpose does. A while_loop, or a fori_loop
             with traced bounds, fails with JAX's error;
   xla_pmap  a pmap of the body's tangent or backward pass over the same axis;
-  pjit      the called program's tangent or backward pass, inline.
+  jit       the called program's tangent or backward pass, inline.
 """
 
 from jax._src import core
@@ -262,13 +262,13 @@ defrules('xla_pmap', _pmap_jvp, _pmap_vjp)
 
 # --- jit inside a trace -------------------------------------------------------------------
 
-def _pjit_jvp(eq, primals, tangents, outs):
-    return jvp_program(eq.params['call_jaxpr'], list(primals), list(tangents))[1]
+def _jit_jvp(eq, primals, tangents, outs):
+    return jvp_program(eq.params['jaxpr'], list(primals), list(tangents))[1]
 
 
-def _pjit_vjp(eq, cts, primals, outs, active):
-    _, backward = vjp_program(eq.params['call_jaxpr'], list(primals), list(active))
+def _jit_vjp(eq, cts, primals, outs, active):
+    _, backward = vjp_program(eq.params['jaxpr'], list(primals), list(active))
     return backward(list(cts))
 
 
-defrules('pjit', _pjit_jvp, _pjit_vjp)
+defrules('jit', _jit_jvp, _jit_vjp)

@@ -140,19 +140,25 @@ def _while(eq, values, batched):
 
 # --- calls: jit, custom_jvp, custom_vjp -----------------------------------------------------
 
-@defanalysis('pjit', 'custom_jvp_call', 'custom_vjp_call')
+def _called(params):
+    """The program a call holds: a jit's `jaxpr`, a custom call's `call_jaxpr` (JAX's names)."""
+    return params['jaxpr'] if 'jaxpr' in params else params['call_jaxpr']
+
+
+@defanalysis('jit', 'custom_jvp_call', 'custom_vjp_call')
 def _call_analysis(params, batched, axis):
-    return batched_outputs(params['call_jaxpr'], batched, axis)
+    return batched_outputs(_called(params), batched, axis)
 
 
-@defbatch('pjit')
+@defbatch('jit')
 def _call(eq, values, batched):
     """The called program batched into a new one, called the same way."""
-    program = eq.params['call_jaxpr']
+    program = _called(eq.params)
+    key = 'jaxpr' if 'jaxpr' in eq.params else 'call_jaxpr'
     want = batched_outputs(program, batched, eq.axis)
     new, _, captured = core.trace_function(lambda *xs: run_batched(program, list(xs), batched, eq.axis, want),
                                            [core.aval_of(v) for v in values], eq.primitive)
-    outs = core.bind(eq.primitive, *values, *captured, **{**eq.params, 'call_jaxpr': new})
+    outs = core.bind(eq.primitive, *values, *captured, **{**eq.params, key: new})
     return outs, want
 
 
