@@ -12,6 +12,7 @@
 #include "program/execution_plan.h"
 #include "spmd/program/primitive.h"
 #include "util/pretty_printer.h"
+#include "util/python_format.h"
 
 namespace spmd::program {
 
@@ -119,24 +120,6 @@ bool hidden_param(const std::string& name) {
          name == "rule";
 }
 
-// Python's str() of a float: the shortest text that reads back the same, with ".0" for whole numbers.
-std::string python_float(double x) {
-  std::ostringstream o;
-  o.precision(17);
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::ostringstream t;
-    t.precision(digits);
-    t << x;
-    if (std::stod(t.str()) == x) {
-      std::string s = t.str();
-      if (s.find_first_of(".einf") == std::string::npos) s += ".0";
-      return s;
-    }
-  }
-  o << x;
-  return o.str();
-}
-
 // The jaxpr's document, built as JAX's core.pp_jaxpr builds it (names given
 // in the same order, so variables are named as JAX names them).
 class JaxprPrinter {
@@ -169,15 +152,20 @@ class JaxprPrinter {
   }
 
   // pp_vars: the names joined by breakable spaces, each its own group.
-  pp::Doc vars(const Program& p, const std::vector<Var>& vs, const std::string& separator, bool typed) {
+  static pp::Doc names_doc(const std::vector<std::string>& names, const std::string& separator) {
     std::vector<pp::Doc> items;
-    for (Var v : vs) items.push_back(pp::text(name_of(p, v) + (typed ? ":" + p.aval(v).str() : "")));
+    for (const std::string& n : names) items.push_back(pp::text(n));
     return pp::nest(2, pp::group(pp::join(pp::concat({pp::text(separator), pp::group(pp::brk())}), items)));
   }
+  pp::Doc vars(const Program& p, const std::vector<Var>& vs, const std::string& separator, bool typed) {
+    std::vector<std::string> names;
+    for (Var v : vs) names.push_back(name_of(p, v) + (typed ? ":" + p.aval(v).str() : ""));
+    return names_doc(names, separator);
+  }
   pp::Doc atoms(const Program& p, const std::vector<Atom>& as, const std::string& separator) {
-    std::vector<pp::Doc> items;
-    for (const Atom& a : as) items.push_back(pp::text(atom_text(p, a)));
-    return pp::nest(2, pp::group(pp::join(pp::concat({pp::text(separator), pp::group(pp::brk())}), items)));
+    std::vector<std::string> names;
+    for (const Atom& a : as) names.push_back(atom_text(p, a));
+    return names_doc(names, separator);
   }
 
   pp::Doc equation(const Program& p, const Equation& eq) {
@@ -234,7 +222,7 @@ class JaxprPrinter {
     }
     struct Visit {
       std::string operator()(std::int64_t x) const { return std::to_string(x); }
-      std::string operator()(double x) const { return python_float(x); }
+      std::string operator()(double x) const { return float_repr(x); }
       std::string operator()(bool x) const { return x ? "True" : "False"; }
       std::string operator()(const std::string& x) const { return x; }
       std::string operator()(const std::vector<std::int64_t>& xs) const {

@@ -12,7 +12,8 @@ it reduces over both.
 import numpy as np
 
 from jax._src import core
-from jax._src.batching.interpreter import bind1, defbatch, materialize, move_axis, normalize, shape_of
+from jax._src.autodiff.engine import fit as _fit
+from jax._src.batching.interpreter import bind1, defbatch, lane_mask, materialize, move_axis, normalize, shape_of
 
 _REDUCE = {'psum': 'reduce_sum', 'pmean': 'reduce_sum', 'pmax': 'reduce_max', 'pmin': 'reduce_min'}
 
@@ -26,12 +27,6 @@ def _split_axes(eq):
 def _not_supported(eq, what):
     return NotImplementedError(f'{eq.primitive} {what}: spmdsim runs it over the vmapped axis {eq.axis.name!r} alone, '
                                'or over pmap and mesh axes')
-
-
-def _fit(value, aval):
-    if core.aval_of(value).dtype != aval.dtype:
-        return bind1('convert_element_type', value, new_dtype=aval.dtype.name, weak_type=False)
-    return value
 
 
 def _groups(eq):
@@ -150,7 +145,7 @@ def _ppermute(eq, values, batched):
     if len(source) == n:
         return [moved], [True]
     # An example no member sends to gets zeros, as on devices.
-    received = np.asarray([i in source for i in range(n)]).reshape((n,) + (1,) * (len(shape_of(x)) - 1))
+    received = lane_mask(len(shape_of(x)), [i in source for i in range(n)])
     zeros = np.zeros((), dtype=core.aval_of(x).dtype)
     return [bind1('select_n', received, zeros, moved)], [True]
 

@@ -140,21 +140,21 @@ def _while(eq, values, batched):
 
 # --- calls: jit, custom_jvp, custom_vjp -----------------------------------------------------
 
-def _called(params):
-    """The program a call holds: a jit's `jaxpr`, a custom call's `call_jaxpr` (JAX's names)."""
-    return params['jaxpr'] if 'jaxpr' in params else params['call_jaxpr']
+def _program_key(params):
+    """Which parameter holds a call's program: a jit's `jaxpr`, a custom call's `call_jaxpr` (JAX's names)."""
+    return 'jaxpr' if 'jaxpr' in params else 'call_jaxpr'
 
 
 @defanalysis('jit', 'custom_jvp_call', 'custom_vjp_call')
 def _call_analysis(params, batched, axis):
-    return batched_outputs(_called(params), batched, axis)
+    return batched_outputs(params[_program_key(params)], batched, axis)
 
 
 @defbatch('jit')
 def _call(eq, values, batched):
     """The called program batched into a new one, called the same way."""
-    program = _called(eq.params)
-    key = 'jaxpr' if 'jaxpr' in eq.params else 'call_jaxpr'
+    key = _program_key(eq.params)
+    program = eq.params[key]
     want = batched_outputs(program, batched, eq.axis)
     new, _, captured = core.trace_function(lambda *xs: run_batched(program, list(xs), batched, eq.axis, want),
                                            [core.aval_of(v) for v in values], eq.primitive)

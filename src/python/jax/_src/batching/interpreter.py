@@ -158,8 +158,7 @@ def defanalysis(*names):
 
 # --- layout helpers the rules share ------------------------------------------------------
 
-def bind1(name, *args, **params):
-    return core.bind1(name, *args, **params)
+bind1 = core.bind1
 
 
 def shape_of(x):
