@@ -147,6 +147,9 @@ struct Communicator {
   throw SyntaxError(std::move(r));
 }
 
+// Far above any job run so far, far below what would exhaust memory.
+constexpr int kMaxRanks = 1 << 18;
+
 int to_int(const std::string& s) {
   // The patterns admit digits only; a number too large for an int is not
   // one NCCL prints.
@@ -211,6 +214,13 @@ void Reader::on_init(const std::smatch& m, const std::string& process, int devic
   if (nranks <= 0 || rank < 0 || rank >= nranks) {
     bad_line(file, line, text, "rank " + std::string(m[3]) + " of nranks " + std::string(m[4]) + " is not a rank",
              "this line does not look like NCCL's own; was the log edited?");
+  }
+  if (nranks > kMaxRanks) {
+    // Each rank of a communicator gets a record, present in the logs or not:
+    // a digit too many in an edited line must not ask for gigabytes.
+    bad_line(file, line, text,
+             "nranks " + std::string(m[4]) + " is more ranks than spmdsim reads (" + std::to_string(kMaxRanks) + ")",
+             "the largest jobs run on about 100000 GPUs; was the log edited?");
   }
   auto known = instances_.find({process, ptr});
   std::string identity;

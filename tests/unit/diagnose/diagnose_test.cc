@@ -313,6 +313,21 @@ TEST_CASE("diagnose: a line that does not parse is skipped and said, and the job
                             "like NCCL's own; was the log edited?)");
 }
 
+TEST_CASE("diagnose: a communicator of more ranks than any job is skipped and said, not allocated", "[diagnose]") {
+  // The fuzzer's out-of-memory: "nranks 477777777" made a record for every rank.
+  spmd::testing::TempDir dir("spmd-diagnose");
+  std::string log = "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 0 commId 0x9 - Init COMPLETE\n"
+                    "h:1:1 [0] NCCL INFO comm 0x2 rank 0 nranks 477777777 cudaDev 0 busId 0 commId 0x8 - Init "
+                    "COMPLETE\n";
+  const std::string path = write(dir, "huge.log", log);
+  const DiagnoseSummary s = spmd::diagnose_files({path});
+  CHECK(s.ranks == 1);
+  CHECK(s.communicators == 1);
+  const std::string said = path + ":2: nranks 477777777 is more ranks than spmdsim reads (262144), so it was "
+                                  "skipped (the largest jobs run on about 100000 GPUs; was the log edited?)";
+  CHECK(std::count(s.cannot_tell.begin(), s.cannot_tell.end(), said) == 1);
+}
+
 TEST_CASE("diagnose: RCCL's logs (ROCm 5.7, 6.2 and develop formats) give their NCCL twins' verdicts", "[diagnose]") {
   // Issue 33: RCCL's set-up lines ("... localSize 136 used 1207959552 bytes [on core C] - Init COMPLETE") made
   // every such log a SyntaxError. The rccl_* fixtures are the nccl_* jobs as RCCL logs them (make_rccl_logs.py).
