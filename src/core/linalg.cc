@@ -194,6 +194,167 @@ Array dot(const Array& a, const Array& b) {
   return matmul_core(a2, b2, {}, rows, k, cols, out_shape, p, "dot");
 }
 
+namespace {
+
+// Python's tuple text, as JAX's messages print dimension numbers and shapes.
+template <class T>
+std::string py_tuple(const std::vector<T>& xs) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + std::to_string(xs[i]);
+  return s + (xs.size() == 1 ? ",)" : ")");
+}
+
+[[noreturn]] void dot_type_error(const std::string& message, std::string hint) {
+  throw InvalidArgument(make_report("TypeError", message, std::move(hint)));
+}
+
+bool distinct(const std::vector<int>& xs) {
+  std::vector<int> sorted = xs;
+  std::sort(sorted.begin(), sorted.end());
+  return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+}
+
+bool overlap(const std::vector<int>& a, const std::vector<int>& b) {
+  return std::any_of(a.begin(), a.end(), [&](int x) { return std::find(b.begin(), b.end(), x) != b.end(); });
+}
+
+// The axes of an operand of rank n in neither list, ascending.
+std::vector<int> free_axes(int n, const std::vector<int>& contracting, const std::vector<int>& batch) {
+  std::vector<int> out;
+  for (int d = 0; d < n; ++d) {
+    if (std::find(contracting.begin(), contracting.end(), d) == contracting.end() &&
+        std::find(batch.begin(), batch.end(), d) == batch.end()) {
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> sizes_at(const Shape& s, const std::vector<int>& axes) {
+  std::vector<std::int64_t> out;
+  for (int d : axes) out.push_back(s[static_cast<std::size_t>(d)]);
+  return out;
+}
+
+std::vector<int> joined(std::initializer_list<const std::vector<int>*> parts) {
+  std::vector<int> out;
+  for (const auto* p : parts) out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+bool is_identity(const std::vector<int>& perm) {
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int>(i)) return false;
+  }
+  return true;
+}
+
+// One operand as the 3-d (batch, rows, cols) the product reads: `first` and
+// `second` are its two groups of non-batch axes in the order the product
+// wants them. Laid out as batch+first+second it is read as it is; as
+// batch+second+first it is read transposed (`transposed` set); otherwise it is
+// copied into the first order.
+Array as_product_operand(const Array& x, const std::vector<int>& batch, const std::vector<int>& first,
+                         const std::vector<int>& second, std::int64_t nb, std::int64_t n_first, std::int64_t n_second,
+                         bool& transposed) {
+  transposed = false;
+  const std::vector<int> wanted = joined({&batch, &first, &second});
+  if (is_identity(wanted)) return x.reshaped_view({nb, n_first, n_second});
+  if (is_identity(joined({&batch, &second, &first}))) {
+    transposed = true;
+    return x.reshaped_view({nb, n_second, n_first});
+  }
+  return detail::permuted_copy(x, wanted, "dot_general").reshaped_view({nb, n_first, n_second});
+}
+
+}  // namespace
+
+Shape dot_general_shape(const Shape& lhs, const Shape& rhs, const DotDimensions& dims) {
+  const auto& [lc, rc, lb, rb] = dims;
+  const std::string hint =
+      "dimension_numbers is ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)): axes of each operand, "
+      "the i-th on the left paired with the i-th on the right";
+  auto in_range = [](const std::vector<int>& axes, std::size_t rank) {
+    return std::all_of(axes.begin(), axes.end(), [&](int d) { return d >= 0 && static_cast<std::size_t>(d) < rank; });
+  };
+  if (!in_range(lc, lhs.size()) || !in_range(lb, lhs.size())) {
+    dot_type_error("dot_general requires lhs dimension numbers to be nonnegative and less than the number of axes of "
+                   "the lhs value, got lhs_batch of " + py_tuple(lb) + " and lhs_contracting of " + py_tuple(lc) +
+                       " for lhs of rank " + std::to_string(lhs.size()),
+                   hint);
+  }
+  if (!in_range(rc, rhs.size()) || !in_range(rb, rhs.size())) {
+    dot_type_error("dot_general requires rhs dimension numbers to be nonnegative and less than the number of axes of "
+                   "the rhs value, got rhs_batch of " + py_tuple(rb) + " and rhs_contracting of " + py_tuple(rc) +
+                       " for rhs of rank " + std::to_string(rhs.size()),
+                   hint);
+  }
+  if (lb.size() != rb.size()) {
+    dot_type_error("dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got lhs_batch " +
+                       py_tuple(lb) + " and rhs_batch " + py_tuple(rb) + ".",
+                   hint);
+  }
+  for (auto [axes, what] : {std::pair{&lb, "lhs batch"}, std::pair{&rb, "rhs batch"}, std::pair{&lc, "lhs contracting"},
+                            std::pair{&rc, "rhs contracting"}}) {
+    if (!distinct(*axes)) {
+      const std::string name = std::string(what).substr(0, 3) + "_" + std::string(what).substr(4);
+      dot_type_error("dot_general requires " + std::string(what) + " dimensions to be distinct, got " + name + " " +
+                         py_tuple(*axes) + ".",
+                     hint);
+    }
+  }
+  if (overlap(lb, lc)) {
+    dot_type_error("dot_general requires lhs batch dimensions to be disjoint from contracting dimensions, got "
+                   "lhs_batch " + py_tuple(lb) + " and lhs_contracting " + py_tuple(lc) + ".",
+                   hint);
+  }
+  if (overlap(rb, rc)) {
+    dot_type_error("dot_general requires rhs batch dimensions to be disjoint from contracting dimensions, got "
+                   "rhs_batch " + py_tuple(rb) + " and rhs_contracting " + py_tuple(rc) + ".",
+                   hint);
+  }
+  if (sizes_at(lhs, lb) != sizes_at(rhs, rb)) {
+    dot_type_error("dot_general requires lhs batch dimensions and rhs batch dimensions to have the same shape, got " +
+                       py_tuple(sizes_at(lhs, lb)) + " and " + py_tuple(sizes_at(rhs, rb)) + ".",
+                   hint);
+  }
+  if (sizes_at(lhs, lc) != sizes_at(rhs, rc)) {
+    dot_type_error("dot_general requires contracting dimensions to have the same shape, got " +
+                       py_tuple(sizes_at(lhs, lc)) + " and " + py_tuple(sizes_at(rhs, rc)) + ".",
+                   "lhs " + shape_to_string(lhs) + " and rhs " + shape_to_string(rhs) +
+                       ": contract axes of equal size, or transpose an operand");
+  }
+  Shape out;
+  for (int d : lb) out.push_back(lhs[static_cast<std::size_t>(d)]);
+  for (int d : free_axes(static_cast<int>(lhs.size()), lc, lb)) out.push_back(lhs[static_cast<std::size_t>(d)]);
+  for (int d : free_axes(static_cast<int>(rhs.size()), rc, rb)) out.push_back(rhs[static_cast<std::size_t>(d)]);
+  return out;
+}
+
+Array dot_general(const Array& lhs, const Array& rhs, const DotDimensions& dims) {
+  check_placement(lhs, "dot_general");
+  check_placement(rhs, "dot_general");
+  const Shape out_shape = dot_general_shape(lhs.shape(), rhs.shape(), dims);
+  const auto& [lc, rc, lb, rb] = dims;
+  const std::vector<int> lf = free_axes(lhs.ndim(), lc, lb), rf = free_axes(rhs.ndim(), rc, rb);
+  auto size = [](const Shape& s, const std::vector<int>& axes) {
+    std::int64_t n = 1;
+    for (int d : axes) n *= s[static_cast<std::size_t>(d)];
+    return n;
+  };
+  const std::int64_t nb = size(lhs.shape(), lb), m = size(lhs.shape(), lf), k = size(lhs.shape(), lc),
+                     n = size(rhs.shape(), rf);
+  bool ta = false, tb = false;
+  const Array a = as_product_operand(lhs, lb, lf, lc, nb, m, k, ta);
+  const Array b = as_product_operand(rhs, rb, rc, rf, nb, k, n, tb);
+  if ((ta || tb) && detail::placement_ops("dot_general") != nullptr) {
+    // Device kernels read their operands as stored: swap on the device first.
+    return matmul(ta ? swapaxes(a, -1, -2) : a, tb ? swapaxes(b, -1, -2) : b).reshaped_view(out_shape);
+  }
+  PromotedType p = promote_weak(lhs.dtype(), lhs.weak_type(), rhs.dtype(), rhs.weak_type());
+  return matmul_core(a, b, {nb}, m, k, n, out_shape, p, "dot_general", ta, tb);
+}
+
 Array outer(const Array& a, const Array& b) {
   check_placement(a, "outer");
   check_placement(b, "outer");

@@ -2,7 +2,10 @@
 
 #include "program/execution_plan.h"
 
+#include <algorithm>
 #include <climits>
+#include <optional>
+#include <string>
 
 #include "program/fusion.h"
 #include "spmd/program/primitive.h"
@@ -11,39 +14,107 @@ namespace spmd::program {
 
 namespace {
 
-// transpose[permutation] that swaps the last two axes and keeps the others.
-bool swaps_last_two(const Equation& eq) {
-  if (eq.primitive->name != "transpose") return false;
-  const auto& perm = eq.params.get<std::vector<std::int64_t>>("permutation", eq.primitive->name);
-  const auto n = static_cast<std::int64_t>(perm.size());
-  if (n < 2) return false;
-  for (std::int64_t i = 0; i < n - 2; ++i) {
-    if (perm[static_cast<std::size_t>(i)] != i) return false;
+// The dimension-number lists of dot_general's operand `i` (0 lhs, 1 rhs).
+const char* contracting_of(std::size_t i) { return i == 0 ? "lhs_contracting" : "rhs_contracting"; }
+const char* batch_of(std::size_t i) { return i == 0 ? "lhs_batch" : "rhs_batch"; }
+
+// dot_general reading transpose(y, perm) can read y instead, with each axis d
+// of its lists renamed perm[d], when the operand's free axes keep their order
+// in y (the result's axes follow it). nullopt where they do not.
+std::optional<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> through_transpose(
+    const Equation& dot, std::size_t i, const std::vector<std::int64_t>& perm) {
+  const auto& contracting = dot.params.get<std::vector<std::int64_t>>(contracting_of(i), "dot_general");
+  const auto& batch = dot.params.get<std::vector<std::int64_t>>(batch_of(i), "dot_general");
+  auto renamed = [&](const std::vector<std::int64_t>& axes) {
+    std::vector<std::int64_t> out;
+    for (std::int64_t d : axes) out.push_back(perm[static_cast<std::size_t>(d)]);
+    return out;
+  };
+  std::int64_t last_free = -1;
+  for (std::size_t d = 0; d < perm.size(); ++d) {
+    const auto axis = static_cast<std::int64_t>(d);
+    if (std::find(contracting.begin(), contracting.end(), axis) != contracting.end()) continue;
+    if (std::find(batch.begin(), batch.end(), axis) != batch.end()) continue;
+    if (perm[d] < last_free) return std::nullopt;
+    last_free = perm[d];
   }
-  return perm[static_cast<std::size_t>(n - 2)] == n - 1 && perm[static_cast<std::size_t>(n - 1)] == n - 2;
+  return std::pair{renamed(contracting), renamed(batch)};
 }
 
-// Each matmul whose operand is such a transpose, rewritten to read the
-// transpose's operand with the flag toggled; null where nothing changes.
+// transpose(dot_general(a, b), perm) is dot_general(b, a) when perm swaps
+// the result's lhs-free and rhs-free blocks (batch axes first, each block in
+// its order): the transpose rule of a product's rhs cotangent writes it so
+// (JAX's, jax/_src/lax/lax.py), and the product made the other way round
+// needs no copy. Null where the transpose is not such a swap.
+std::shared_ptr<const Equation> as_swapped_product(const Program& p, const Equation& transpose,
+                                                   const Equation& dot) {
+  const auto& perm = transpose.params.get<std::vector<std::int64_t>>("permutation", "transpose");
+  const auto nb = static_cast<std::int64_t>(dot.params.get<std::vector<std::int64_t>>("lhs_batch", "t").size());
+  const auto lhs_rank = static_cast<std::int64_t>(p.aval_of(dot.inputs[0]).shape.size());
+  const auto lhs_free = lhs_rank - nb -
+                        static_cast<std::int64_t>(dot.params.get<std::vector<std::int64_t>>("lhs_contracting", "t").size());
+  const auto rank = static_cast<std::int64_t>(perm.size());
+  const std::int64_t rhs_free = rank - nb - lhs_free;
+  if (lhs_free == 0 || rhs_free == 0) return nullptr;  // then the swap is the identity, or no swap at all
+  for (std::int64_t d = 0; d < rank; ++d) {
+    const std::int64_t from = d < nb ? d : d < nb + rhs_free ? nb + lhs_free + (d - nb) : nb + (d - nb - rhs_free);
+    if (perm[static_cast<std::size_t>(d)] != from) return nullptr;
+  }
+  Equation eq = dot;
+  std::swap(eq.inputs[0], eq.inputs[1]);
+  for (std::size_t i = 0; i < 2; ++i) {
+    eq.params.set(contracting_of(i), dot.params.get<std::vector<std::int64_t>>(contracting_of(1 - i), "t"));
+    eq.params.set(batch_of(i), dot.params.get<std::vector<std::int64_t>>(batch_of(1 - i), "t"));
+  }
+  eq.outputs = transpose.outputs;
+  eq.loc = transpose.loc;
+  return std::make_shared<const Equation>(std::move(eq));
+}
+
+// The program's equations as the plan runs them (XLA's transpose folding:
+// the product reads the layout it is given, so the copy is not needed); null
+// where nothing changes. A transpose of a product read only by it becomes the
+// product made the other way round; then each dot_general whose operand is a
+// transpose reads the transpose's operand through renamed axes.
 std::vector<std::shared_ptr<const Equation>> fold_transposes(const Program& p) {
   const auto& eqs = p.equations();
   std::vector<int> defined_by(p.vars().size(), -1);
+  std::vector<int> reads(p.vars().size(), 0);
   for (std::size_t k = 0; k < eqs.size(); ++k) {
     for (Var v : eqs[k].outputs) defined_by[static_cast<std::size_t>(v)] = static_cast<int>(k);
+    for (const Atom& a : eqs[k].inputs) {
+      if (!a.is_literal()) ++reads[static_cast<std::size_t>(a.var)];
+    }
   }
+  for (const Atom& a : p.outputs()) {
+    if (!a.is_literal()) ++reads[static_cast<std::size_t>(a.var)];
+  }
+  auto producer = [&](const Atom& a, const char* name) -> const Equation* {
+    if (a.is_literal() || defined_by[static_cast<std::size_t>(a.var)] < 0) return nullptr;
+    const Equation& e = eqs[static_cast<std::size_t>(defined_by[static_cast<std::size_t>(a.var)])];
+    return e.primitive->name == name ? &e : nullptr;
+  };
   std::vector<std::shared_ptr<const Equation>> rewritten(eqs.size());
   for (std::size_t k = 0; k < eqs.size(); ++k) {
-    if (eqs[k].primitive->name != "matmul") continue;
-    Equation eq = eqs[k];
+    if (eqs[k].primitive->name != "transpose") continue;
+    const Equation* dot = producer(eqs[k].inputs[0], "dot_general");
+    if (dot != nullptr && reads[static_cast<std::size_t>(eqs[k].inputs[0].var)] == 1) {
+      rewritten[k] = as_swapped_product(p, eqs[k], *dot);
+    }
+  }
+  for (std::size_t k = 0; k < eqs.size(); ++k) {
+    const Equation& original = rewritten[k] ? *rewritten[k] : eqs[k];
+    if (original.primitive->name != "dot_general") continue;
+    Equation eq = original;
     bool changed = false;
     for (std::size_t i = 0; i < 2; ++i) {
-      const Atom& a = eq.inputs[i];
-      if (a.is_literal() || defined_by[static_cast<std::size_t>(a.var)] < 0) continue;
-      const Equation& t = eqs[static_cast<std::size_t>(defined_by[static_cast<std::size_t>(a.var)])];
-      if (!swaps_last_two(t)) continue;
-      const char* flag = i == 0 ? "transpose_a" : "transpose_b";
-      eq.params.set(flag, !eq.params.get_or<bool>(flag, false));
-      eq.inputs[i] = t.inputs[0];
+      const Equation* t = producer(eq.inputs[i], "transpose");
+      if (t == nullptr) continue;
+      auto lists = through_transpose(eq, i, t->params.get<std::vector<std::int64_t>>("permutation", "transpose"));
+      if (!lists) continue;
+      eq.params.set(contracting_of(i), std::move(lists->first));
+      eq.params.set(batch_of(i), std::move(lists->second));
+      eq.inputs[i] = t->inputs[0];
       changed = true;
     }
     if (changed) rewritten[k] = std::make_shared<const Equation>(std::move(eq));
@@ -74,8 +145,10 @@ ExecutionPlan make_execution_plan(const Program& p) {
 
   ExecutionPlan plan;
   for (int k = 0; k < n;) {
-    // A transpose folded into every matmul that read it is not run at all.
-    if (swaps_last_two(eqs[static_cast<std::size_t>(k)]) &&
+    // A transpose folded into every product that read it, or a product
+    // folded into the transpose that read it, is not run at all.
+    const std::string& name = eqs[static_cast<std::size_t>(k)].primitive->name;
+    if ((name == "transpose" || name == "dot_general") &&
         last_read[static_cast<std::size_t>(eqs[static_cast<std::size_t>(k)].outputs[0])] < 0) {
       ++k;
       continue;

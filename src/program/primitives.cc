@@ -145,6 +145,33 @@ Arrays reshape_impl(const Primitive& p, std::span<const Array> in, const Params&
   return {reshape(in[0], to_shape(params.get<std::vector<std::int64_t>>("new_sizes", p.name)))};
 }
 
+// squeeze(x; dimensions): the named axes, each of size 1, removed (a view,
+// as reshape is).
+Shape squeezed_shape(const Primitive& p, const Shape& in, const std::vector<std::int64_t>& dimensions) {
+  std::vector<bool> gone(in.size(), false);
+  for (std::int64_t a : dimensions) {
+    const int d = normalize_axis(a, static_cast<int>(in.size()), p.name, "dimensions");
+    if (in[static_cast<std::size_t>(d)] != 1) {
+      throw_shape_error("squeeze", "cannot select an axis to squeeze out which has size not equal to one, got shape=" +
+                                       shape_to_string(in) + " and dimensions=" + shape_to_string(dimensions));
+    }
+    gone[static_cast<std::size_t>(d)] = true;
+  }
+  Shape out;
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    if (!gone[d]) out.push_back(in[d]);
+  }
+  return out;
+}
+Avals squeeze_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  return {Aval{squeezed_shape(p, in[0].shape, params.get<std::vector<std::int64_t>>("dimensions", p.name)),
+               in[0].dtype, in[0].weak_type}};
+}
+Arrays squeeze_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {reshape(in[0], squeezed_shape(p, in[0].shape(), params.get<std::vector<std::int64_t>>("dimensions", p.name)))};
+}
+
 Avals transpose_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   require_arity(p, in.size(), 1);
   const auto& perm = params.get<std::vector<std::int64_t>>("permutation", p.name);
@@ -242,36 +269,35 @@ Arrays concatenate_impl(const Primitive& p, std::span<const Array> in, const Par
   return {concatenate(std::vector<Array>(in.begin(), in.end()), static_cast<int>(params.get<std::int64_t>("dimension", p.name)))};
 }
 
-// matmul with numpy's rules (1-d operands, batch broadcasting).
-// transpose_a / transpose_b: that operand's last two axes swapped first (read in place).
-Avals matmul_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+// dot_general(lhs, rhs; lhs_contracting, rhs_contracting, lhs_batch,
+// rhs_batch, preferred_element_type?, precision?): JAX's dimension_numbers as
+// four axis lists. The result has preferred_element_type when given (JAX's
+// jnp.matmul always gives it), else the operands' promoted dtype.
+DotDimensions dot_dimensions(const Primitive& p, const Params& params) {
+  return {to_ints(params.get<std::vector<std::int64_t>>("lhs_contracting", p.name)),
+          to_ints(params.get<std::vector<std::int64_t>>("rhs_contracting", p.name)),
+          to_ints(params.get<std::vector<std::int64_t>>("lhs_batch", p.name)),
+          to_ints(params.get<std::vector<std::int64_t>>("rhs_batch", p.name))};
+}
+std::optional<DType> preferred_dtype(const Primitive& p, const Params& params) {
+  if (!params.has("preferred_element_type")) return std::nullopt;
+  const std::string& name = params.get<std::string>("preferred_element_type", p.name);
+  std::optional<DType> dt = parse_dtype(name);
+  if (!dt) type_error(p, "preferred_element_type '" + name + "' is not a dtype");
+  return dt;
+}
+Avals dot_general_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   require_arity(p, in.size(), 2);
-  Shape a = in[0].shape;
-  Shape b = in[1].shape;
-  if (a.empty() || b.empty()) type_error(p, "operands must have at least one dimension, got " + in[0].str() + " and " + in[1].str());
-  for (auto [shape, key] : {std::pair<Shape*, const char*>{&a, "transpose_a"}, {&b, "transpose_b"}}) {
-    if (!params.get_or<bool>(key, false)) continue;
-    if (shape->size() < 2) type_error(p, std::string(key) + " needs an operand of two dimensions or more");
-    std::swap((*shape)[shape->size() - 1], (*shape)[shape->size() - 2]);
-  }
-  std::int64_t ka = a.back();
-  std::int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
-  if (ka != kb) {
-    throw_shape_error("matmul", "contracting dimensions differ: " + in[0].str() + " @ " + in[1].str() + " (" +
-                                    std::to_string(ka) + " != " + std::to_string(kb) + ")");
-  }
-  Shape batch_a(a.begin(), a.end() - (a.size() >= 2 ? 2 : 1));
-  Shape batch_b(b.begin(), b.end() - (b.size() >= 2 ? 2 : 1));
-  Shape shape = broadcast_shapes(batch_a, batch_b, "matmul");
-  if (a.size() >= 2) shape.push_back(a[a.size() - 2]);
-  if (b.size() >= 2) shape.push_back(b.back());
   Aval r = Aval::of(binary(BinaryOp::kMultiply, probe(in[0]), probe(in[1])));
-  r.shape = shape;
+  r.shape = dot_general_shape(in[0].shape, in[1].shape, dot_dimensions(p, params));
   r.weak_type = false;
+  if (auto dt = preferred_dtype(p, params)) r.dtype = *dt;
   return {r};
 }
-Arrays matmul_impl(const Primitive&, std::span<const Array> in, const Params& params, SourceLoc) {
-  return {matmul(in[0], in[1], params.get_or<bool>("transpose_a", false), params.get_or<bool>("transpose_b", false))};
+Arrays dot_general_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  Array out = dot_general(in[0], in[1], dot_dimensions(p, params)).with_weak_type(false);
+  if (auto dt = preferred_dtype(p, params); dt && *dt != out.dtype()) out = astype(out, *dt);
+  return {out};
 }
 
 // index(x; items): basic indexing with static ints, slices, None and
@@ -877,11 +903,12 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
     add(name, reduce_abstract, reduce_impl, static_cast<int>(op), row_reduction ? Fusion::kReduce : Fusion::kNone);
   }
   add("reshape", reshape_abstract, reshape_impl);
+  add("squeeze", squeeze_abstract, squeeze_impl);
   add("transpose", transpose_abstract, transpose_impl);
   add("broadcast_in_dim", broadcast_abstract, broadcast_impl, 0, Fusion::kBroadcast);
   add("iota", iota_abstract, iota_impl);
   add("concatenate", concatenate_abstract, concatenate_impl);
-  add("matmul", matmul_abstract, matmul_impl);
+  add("dot_general", dot_general_abstract, dot_general_impl);
   add("index", index_abstract, index_impl);
   add("take", take_abstract, take_impl);
   add("cumsum", cumulative_abstract, cumulative_impl, 0);
@@ -925,7 +952,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
     if (prim.fusion != Fusion::kNone) prim.replication = Replication::kPure;  // elementwise
   }
   for (auto [name, op] : reductions) r.at(name).replication = Replication::kPure;
-  for (const char* name : {"iota", "reshape", "transpose", "concatenate", "matmul", "index", "take", "cumsum", "cumprod", "rev",
+  for (const char* name : {"iota", "reshape", "squeeze", "transpose", "concatenate", "dot_general", "index", "take", "cumsum", "cumprod", "rev",
                            "sort", "threefry_split", "threefry_fold_in", "threefry_bits", "random_unit",
                            "randint_bits", "erf", "erf_inv", "index_update", "stop_gradient", "sharding_constraint"}) {
     r.at(name).replication = Replication::kPure;
@@ -933,6 +960,12 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   for (const char* name : {"psum", "pmean", "pmax", "pmin", "all_gather"}) {
     r.at(name).replication = Replication::kReplicating;
   }
+  // As JAX 0.8.1 records them (jax/_src/lax/lax.py): the shardings of
+  // explicit-sharding mode, None in every program spmdsim traces.
+  r.at("broadcast_in_dim").unset_params = {"sharding"};
+  r.at("iota").unset_params = {"sharding"};
+  r.at("reshape").unset_params = {"dimensions", "sharding"};
+  r.at("reduce_sum").unset_params = {"out_sharding"};
   return r;
 }
 

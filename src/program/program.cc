@@ -175,6 +175,8 @@ class JaxprPrinter {
     for (const auto& [name, value] : eq.params.all()) {
       if (!hidden_param(name)) params.emplace_back(name, &value);
     }
+    for (const std::string& name : eq.primitive->unset_params) params.emplace_back(name, nullptr);
+    std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     if (prim == "jit") {
       // As JAX's jit rule: name= first, and the called jaxpr's variables named like the call's.
       std::stable_partition(params.begin(), params.end(), [](const auto& kv) { return kv.first == "name"; });
@@ -190,7 +192,12 @@ class JaxprPrinter {
     }
     Doc lhs = vars(p, eq.outputs, "", true);
     std::vector<Doc> pairs;
-    for (const auto& [name, value] : params) pairs.push_back(concat({text(name + "="), param(*value)}));
+    if (prim == "dot_general") pairs.push_back(text("dimension_numbers=" + dimension_numbers(eq.params)));
+    for (const auto& [name, value] : params) {
+      if (prim == "dot_general" && name.ends_with("_contracting")) continue;
+      if (prim == "dot_general" && name.ends_with("_batch")) continue;
+      pairs.push_back(concat({text(name + "="), value != nullptr ? param(*value) : text("None")}));
+    }
     Doc kv = pairs.empty() ? nil()
                            : group(concat({nest(2, concat({text("["), brk(""), join(brk(), pairs)})), brk(""), text("]")}));
     Doc rhs = concat({text(prim), kv, text(" "), atoms(p, eq.inputs, "")});
@@ -210,6 +217,19 @@ class JaxprPrinter {
       used.insert(like[i].var);
       names_[Key{&for_p, for_vars[i]}] = name_of(like_p, like[i].var);
     }
+  }
+
+  // JAX's dot_general prints its four axis lists as one parameter, in lists:
+  // (([1], [0]), ([], [])).
+  static std::string dimension_numbers(const Params& params) {
+    auto list = [&](const char* name) {
+      const auto& xs = params.get<std::vector<std::int64_t>>(name, "dot_general");
+      std::string s = "[";
+      for (std::size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + std::to_string(xs[i]);
+      return s + "]";
+    };
+    return "((" + list("lhs_contracting") + ", " + list("rhs_contracting") + "), (" + list("lhs_batch") + ", " +
+           list("rhs_batch") + "))";
   }
 
   pp::Doc param(const Param& v) {

@@ -247,6 +247,8 @@ void bind_programs(py::module_& m) {
     return then_host_callbacks([&] { return program::execute(*p, args); });
   });
   m.def("primitive_names", &program::primitive_names);
+  m.def("unset_params", [](const std::string& name) { return program::find_primitive(name).unset_params; },
+        "JAX's parameters of the primitive that spmdsim leaves None (see Primitive::unset_params)");
 }
 
 }  // namespace spmd::python

@@ -26,7 +26,9 @@ def test_equations_primitives_params_and_variables():
     assert pmap.params['axis_name'] == 'i' and pmap.params['axis_size'] == 4
     inner = pmap.params['call_jaxpr']
     assert isinstance(inner, jax.extend.core.ClosedJaxpr)
-    assert names(inner) == ['matmul', 'sin', 'psum', 'axis_index']
+    assert names(inner) == ['dot_general', 'sin', 'psum', 'axis_index']
+    assert inner.eqns[0].params['dimension_numbers'] == (((1,), (0,)), ((), ()))
+    assert inner.eqns[0].params['preferred_element_type'] == np.dtype(np.float32)
     assert sum(e.primitive.name == 'psum' for e in inner.eqns) == 1
     psum = inner.eqns[2]
     assert psum.params['axes'] == ('i',) and psum.invars[0] is inner.eqns[1].outvars[0]

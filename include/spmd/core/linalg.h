@@ -5,6 +5,8 @@
 /// and wrapping int64 for ints, k ascending for every element, so results do
 /// not depend on the thread count.
 
+#include <vector>
+
 #include "spmd/core/array.h"
 
 namespace spmd {
@@ -20,6 +22,22 @@ Array matmul(const Array& a, const Array& b);
 /// other axis), read in place: no transposed copy is made on the host. An
 /// operand to transpose must have at least two dimensions.
 Array matmul(const Array& a, const Array& b, bool transpose_a, bool transpose_b);
+/// The axes lax.dot_general contracts and batches, as JAX's
+/// dimension_numbers ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)):
+/// the i-th axis of each list on the left pairs with the i-th on the right.
+struct DotDimensions {
+  std::vector<int> lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
+};
+/// The shape dot_general gives: the batch axes, then lhs's other axes, then
+/// rhs's, each in its operand's order. Throws InvalidArgument (TypeError, with
+/// JAX's text) for axes out of range, repeated, both batch and contracting, or
+/// paired with axes of another size.
+Shape dot_general_shape(const Shape& lhs, const Shape& rhs, const DotDimensions& dims);
+/// lax.dot_general, as one (batched) BLAS product: an operand whose axes are
+/// in the order the product reads them, or that order with its free and
+/// contracted axes swapped, is read in place; any other order is copied once.
+/// The result has the promoted dtype, as matmul's.
+Array dot_general(const Array& lhs, const Array& rhs, const DotDimensions& dims);
 /// jnp.outer of the flattened operands.
 Array outer(const Array& a, const Array& b);
 

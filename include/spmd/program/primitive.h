@@ -50,6 +50,11 @@ struct Primitive {
   int op = 0;  ///< the kernel's op code (UnaryOp, BinaryOp, ReduceOp) where one implementation serves several
   Fusion fusion = Fusion::kNone;
   Replication replication = Replication::kPerDevice;
+  /// JAX's parameters of this primitive that spmdsim never sets and JAX
+  /// leaves None unless a program asks (explicit-sharding mode's `sharding`
+  /// and `out_sharding`, reshape's `dimensions`): jaxpr text prints them as
+  /// `name=None` where JAX does, and JaxprEqn.params holds them as None.
+  std::vector<std::string> unset_params;
 };
 
 /// The primitive called `name`; throws ProgramError kind "NotImplementedError"

@@ -32,6 +32,17 @@ Params with(std::string name, std::vector<std::int64_t> v) {
   return p;
 }
 
+// dot_general's dimension numbers: ((lc, rc), (lb, rb)).
+Params dims(std::vector<std::int64_t> lc, std::vector<std::int64_t> rc, std::vector<std::int64_t> lb = {},
+            std::vector<std::int64_t> rb = {}) {
+  Params p;
+  p.set("lhs_contracting", std::move(lc));
+  p.set("rhs_contracting", std::move(rc));
+  p.set("lhs_batch", std::move(lb));
+  p.set("rhs_batch", std::move(rb));
+  return p;
+}
+
 Array ramp(Shape shape) {
   std::vector<double> v(static_cast<std::size_t>(num_elements(shape)));
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.1 * static_cast<double>(i));
@@ -51,7 +62,7 @@ Layer layer() {
   Var w = b.add_input({{16, 16}, DType::kFloat32, false});
   Var bias = b.add_input({{16}, DType::kFloat32, false});
   Var y = b.add_input({{8, 16}, DType::kFloat32, false});
-  Var xw = b.add_equation("matmul", {Atom::of(x), Atom::of(w)}, {}, kLoc)[0];                     // 0
+  Var xw = b.add_equation("dot_general", {Atom::of(x), Atom::of(w)}, dims({1}, {0}), kLoc)[0];  // 0
   Params bc = with("shape", {8, 16});
   bc.set("broadcast_dimensions", std::vector<std::int64_t>{1});
   Var bb = b.add_equation("broadcast_in_dim", {Atom::of(bias)}, bc, kLoc)[0];                     // 1
@@ -85,6 +96,18 @@ std::vector<Array> one_at_a_time(const Program& p, const std::vector<Array>& arg
   return result;
 }
 
+// The plan's run of p gives the bits of its equations run one at a time.
+void check_runs_as_one_at_a_time(const Program& p, const std::vector<Array>& args) {
+  std::vector<Array> got = execute(p, args);
+  std::vector<Array> plain = one_at_a_time(p, args);
+  REQUIRE(got.size() == plain.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    INFO("output " << k);
+    CHECK(got[k].shape() == plain[k].shape());
+    CHECK(got[k].identical(plain[k]));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("program::plan: consecutive elementwise equations of one shape fuse, what is read later is output",
@@ -92,7 +115,7 @@ TEST_CASE("program::plan: consecutive elementwise equations of one shape fuse, w
   Layer l = layer();
   const ExecutionPlan& plan = l.program->plan();
   REQUIRE(plan.steps.size() == 3);
-  CHECK(plan.steps[0].first_equation == 0);  // matmul
+  CHECK(plan.steps[0].first_equation == 0);  // dot_general
   CHECK(plan.steps[0].fused == nullptr);
   // broadcast_in_dim, add, tanh, sub, mul and the reduce_sum that ends them: one pass
   CHECK(plan.steps[1].first_equation == 1);
@@ -192,7 +215,7 @@ TEST_CASE("program::execute: a value's array is freed after its last reader", "[
   CHECK(stats.peak_bytes == 2 * 100 * 100 * 4);  // the operand and the result of one transpose
 }
 
-TEST_CASE("program::plan: a matmul reads a transpose's operand in place, with the flag, and the transpose goes",
+TEST_CASE("program::plan: a dot_general reads a transpose's operand through renamed axes, and the transpose goes",
           "[program][fusion]") {
   ProgramBuilder b;
   Var x = b.add_input({{2, 6, 5}, DType::kFloat32, false});
@@ -200,37 +223,71 @@ TEST_CASE("program::plan: a matmul reads a transpose's operand in place, with th
   Var v = b.add_input({{3, 6}, DType::kFloat32, false});
   // x @ swapaxes(w, -1, -2): batched, rhs folded
   Var wt = b.add_equation("transpose", {Atom::of(w)}, with("permutation", {0, 2, 1}), kLoc)[0];
-  Var y = b.add_equation("matmul", {Atom::of(x), Atom::of(wt)}, {}, kLoc)[0];
-  // matmul[transpose_a](v.T, v.T) = v @ v.T: a's flags cancel, b gets one;
-  // v.T is also returned, so its transpose stays
+  Var y = b.add_equation("dot_general", {Atom::of(x), Atom::of(wt)}, dims({2}, {1}, {0}, {0}), kLoc)[0];
+  // v.T contracted with v.T over their first axes (v @ v.T): both operands
+  // folded; v.T is also returned, so its transpose stays
   Var vt = b.add_equation("transpose", {Atom::of(v)}, with("permutation", {1, 0}), kLoc)[0];
-  Params ta;
-  ta.set("transpose_a", true);
-  Var z = b.add_equation("matmul", {Atom::of(vt), Atom::of(vt)}, ta, kLoc)[0];
-  b.set_outputs({Atom::of(y), Atom::of(z), Atom::of(vt)});
+  Var z = b.add_equation("dot_general", {Atom::of(vt), Atom::of(vt)}, dims({0}, {0}), kLoc)[0];
+  // A transpose that reorders the free axes is not folded (the result's axes
+  // would come out in another order)
+  // (x's free axes 2 and 0 would have to come out as 0 and 2)
+  Var xt = b.add_equation("transpose", {Atom::of(x)}, with("permutation", {2, 1, 0}), kLoc)[0];
+  Var u = b.add_equation("dot_general", {Atom::of(xt), Atom::of(v)}, dims({1}, {1}), kLoc)[0];
+  b.set_outputs({Atom::of(y), Atom::of(z), Atom::of(vt), Atom::of(u)});
   ProgramRef p = b.finish();
 
   const ExecutionPlan& plan = p->plan();
-  REQUIRE(plan.steps.size() == 3);  // matmul, transpose of v, matmul
+  REQUIRE(plan.steps.size() == 5);  // dot_general, transpose of v, dot_general, transpose of x, dot_general
   REQUIRE(plan.steps[0].rewritten != nullptr);
   CHECK(plan.steps[0].first_equation == 1);
   CHECK(plan.steps[0].rewritten->inputs[1].var == w);
-  CHECK(plan.steps[0].rewritten->params.get_or<bool>("transpose_b", false));
-  CHECK(plan.steps[0].release == std::vector<Var>{x, w});
+  CHECK(plan.steps[0].rewritten->params.get<std::vector<std::int64_t>>("rhs_contracting", "t") ==
+        std::vector<std::int64_t>{2});
+  CHECK(plan.steps[0].rewritten->params.get<std::vector<std::int64_t>>("rhs_batch", "t") ==
+        std::vector<std::int64_t>{0});
+  CHECK(plan.steps[0].release == std::vector<Var>{w});
   CHECK(plan.steps[1].first_equation == 2);
   CHECK(plan.steps[1].rewritten == nullptr);
   REQUIRE(plan.steps[2].rewritten != nullptr);
   CHECK(plan.steps[2].rewritten->inputs[0].var == v);
   CHECK(plan.steps[2].rewritten->inputs[1].var == v);
-  CHECK_FALSE(plan.steps[2].rewritten->params.get_or<bool>("transpose_a", true));
-  CHECK(plan.steps[2].rewritten->params.get_or<bool>("transpose_b", false));
+  CHECK(plan.steps[2].rewritten->params.get<std::vector<std::int64_t>>("lhs_contracting", "t") ==
+        std::vector<std::int64_t>{1});
+  CHECK(plan.steps[2].rewritten->params.get<std::vector<std::int64_t>>("rhs_contracting", "t") ==
+        std::vector<std::int64_t>{1});
+  CHECK(plan.steps[3].first_equation == 4);
+  CHECK(plan.steps[4].first_equation == 5);
+  CHECK(plan.steps[4].rewritten == nullptr);
 
-  std::vector<Array> args{ramp({2, 6, 5}), ramp({2, 4, 5}), ramp({3, 6})};
-  std::vector<Array> got = execute(*p, args);
-  std::vector<Array> plain = one_at_a_time(*p, args);
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    INFO("output " << k);
-    CHECK(got[k].shape() == plain[k].shape());
-    CHECK(got[k].identical(plain[k]));
-  }
+  check_runs_as_one_at_a_time(*p, {ramp({2, 6, 5}), ramp({2, 4, 5}), ramp({3, 6})});
+}
+
+TEST_CASE("program::plan: a transpose of a product read only by it is the product made the other way round",
+          "[program][fusion]") {
+  // b's cotangent in grad(sum(a @ b)): transpose(dot_general(ct, a) over axis 0) is dot_general(a, ct).
+  ProgramBuilder b;
+  Var ct = b.add_input({{2, 5, 4}, DType::kFloat32, false});
+  Var a = b.add_input({{2, 5, 3}, DType::kFloat32, false});
+  Var prod = b.add_equation("dot_general", {Atom::of(ct), Atom::of(a)}, dims({1}, {1}, {0}, {0}), kLoc)[0];
+  Var gb = b.add_equation("transpose", {Atom::of(prod)}, with("permutation", {0, 2, 1}), kLoc)[0];
+  // Not a swap of the free blocks (the batch axis moves): it stays a transpose.
+  Var prod2 = b.add_equation("dot_general", {Atom::of(ct), Atom::of(a)}, dims({1}, {1}, {0}, {0}), kLoc)[0];
+  Var moved = b.add_equation("transpose", {Atom::of(prod2)}, with("permutation", {1, 0, 2}), kLoc)[0];
+  b.set_outputs({Atom::of(gb), Atom::of(moved)});
+  ProgramRef p = b.finish();
+
+  const ExecutionPlan& plan = p->plan();
+  REQUIRE(plan.steps.size() == 3);  // the swapped product, the second product, its transpose
+  CHECK(plan.steps[0].first_equation == 1);
+  REQUIRE(plan.steps[0].rewritten != nullptr);
+  CHECK(plan.steps[0].rewritten->primitive->name == "dot_general");
+  CHECK(plan.steps[0].rewritten->inputs[0].var == a);
+  CHECK(plan.steps[0].rewritten->inputs[1].var == ct);
+  CHECK(plan.steps[0].rewritten->outputs == std::vector<Var>{gb});
+  CHECK(plan.steps[1].first_equation == 2);
+  CHECK(plan.steps[1].rewritten == nullptr);
+  CHECK(plan.steps[2].first_equation == 3);
+  CHECK(plan.steps[2].rewritten == nullptr);
+
+  check_runs_as_one_at_a_time(*p, {ramp({2, 5, 4}), ramp({2, 5, 3})});
 }

@@ -55,6 +55,16 @@ TEST_CASE("program::build: abstract evaluation gives JAX's shapes and dtypes", "
   Params idx;  // s[1:, ::2]
   idx.set("items", std::vector<std::int64_t>{1, 1, 0, 0, 1, 1, 0, 0, 2, 4});
   REQUIRE(b.aval(b.add_equation("index", {Atom::of(s)}, idx, kLoc)[0]).shape == Shape{3, 2});
+  Params sq;
+  sq.set("dimensions", std::vector<std::int64_t>{1});
+  REQUIRE(b.aval(b.add_equation("squeeze", {Atom::of(x)}, sq, kLoc)[0]) == Aval{{4}, DType::kInt32, false});
+  try {
+    b.add_equation("squeeze", {Atom::of(s)}, sq, kLoc);
+    FAIL("expected a ShapeError");
+  } catch (const ShapeError& e) {
+    CHECK(e.report().message == "squeeze: cannot select an axis to squeeze out which has size not equal to one, got "
+                                "shape=(4, 3) and dimensions=(1,)");
+  }
 }
 
 TEST_CASE("program::build: a bad equation fails where it was traced, with the op's error", "[program]") {
@@ -159,6 +169,16 @@ TEST_CASE("program::jaxpr: printed in JAX's text form", "[program]") {
   Var x = b.add_input({{}, DType::kInt32, false});
   b.set_outputs({Atom::of(b.add_equation("neg", {Atom::of(x)}, {}, kLoc)[0])});
   REQUIRE(to_jaxpr_text(*b.finish()) == "{ lambda ; a:i32[]. let b:i32[] = neg a in (b,) }");
+  // JAX's parameters spmdsim leaves unset print as None, in their sorted place.
+  ProgramBuilder r;
+  Var y = r.add_input({{2, 3}, DType::kFloat32, false});
+  Params sizes;
+  sizes.set("new_sizes", std::vector<std::int64_t>{6});
+  r.set_outputs({Atom::of(r.add_equation("reshape", {Atom::of(y)}, sizes, kLoc)[0])});
+  REQUIRE(to_jaxpr_text(*r.finish()) ==
+          "{ lambda ; a:f32[2,3]. let\n"
+          "    b:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
+          "  in (b,) }");
 }
 
 TEST_CASE("program::build: collectives over axis_index_groups take the group's size", "[program]") {

@@ -49,7 +49,12 @@ ProgramRef sgd_like(const std::string& psum_axis) {
   ProgramBuilder b({{"i", 4}, {"j", 1}});
   Var w = b.add_input({{32, 32}, DType::kFloat32, false});
   Var x = b.add_input({{32, 32}, DType::kFloat32, false});
-  Var g = b.add_equation("matmul", {Atom::of(x), Atom::of(w)}, {}, kLoc)[0];        // step 0
+  Params contract;
+  contract.set("lhs_contracting", std::vector<std::int64_t>{1});
+  contract.set("rhs_contracting", std::vector<std::int64_t>{0});
+  contract.set("lhs_batch", std::vector<std::int64_t>{});
+  contract.set("rhs_batch", std::vector<std::int64_t>{});
+  Var g = b.add_equation("dot_general", {Atom::of(x), Atom::of(w)}, contract, kLoc)[0];  // step 0
   Var s = b.add_equation("psum", {Atom::of(g)}, axes_param({psum_axis}), kLoc)[0];  // step 1
   Var u = b.add_equation("mul", {Atom::of(s), Atom::of_literal(Array::scalar(0.5, DType::kFloat32, true))}, {},
                          kLoc)[0];

@@ -36,11 +36,10 @@ print(jax.make_jaxpr(jax.grad(lambda v: jnp.sin(v) * 2.0))(1.0))
         "{ lambda ; a:f32[]. let\n"
         "    b:f32[] = sin a\n"
         "    c:f32[] = mul b 2.0:f32[]\n"
-        "    d:f32[] = broadcast_in_dim[broadcast_dimensions=() shape=()] 1.0:f32[]\n"
-        "    e:f32[] = mul d 2.0:f32[]\n"
-        "    f:f32[] = cos a\n"
-        "    g:f32[] = mul e f\n"
-        "  in (g,) }\n");
+        "    d:f32[] = mul 1.0:f32[] 2.0:f32[]\n"  // grad's seed: the literal 1, as JAX's
+        "    e:f32[] = cos a\n"
+        "    f:f32[] = mul d e\n"
+        "  in (f,) }\n");
   // device_put_replicated still works, with JAX's deprecation warning (0.8.1).
   CHECK(r.err ==
         "t.py:11: DeprecationWarning: jax.device_put_replicated is deprecated; use jax.device_put instead. See "

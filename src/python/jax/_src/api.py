@@ -751,13 +751,30 @@ class Jaxpr:
     @property
     def eqns(self):
         return [JaxprEqn(Primitive(prim), [self._atom(a) for a in ins], [self._var(v) for v in outs],
-                         {k: _jaxpr_param(v) for k, v in params.items()}, loc)
+                         _eqn_params(prim, params), loc)
                 for prim, ins, outs, params, loc in self._program.equations]
 
     def __str__(self):
         return self._program.jaxpr_text()
 
     __repr__ = __str__
+
+
+_DOT_AXES = ('lhs_contracting', 'rhs_contracting', 'lhs_batch', 'rhs_batch')
+
+
+def _eqn_params(primitive, params):
+    """An equation's params as JAX's: dot_general's four axis lists are its
+    dimension_numbers; the shardings spmdsim never sets are None."""
+    out = {k: _jaxpr_param(v) for k, v in params.items() if not (primitive == 'dot_general' and k in _DOT_AXES)}
+    out.update((k, None) for k in _spmd.unset_params(primitive))
+    if primitive == 'dot_general':
+        from jax import lax
+        out['dimension_numbers'] = lax.dot_dimension_numbers(params)
+        out.setdefault('precision', None)
+        preferred = out.get('preferred_element_type')
+        out['preferred_element_type'] = None if preferred is None else np.dtype(preferred)
+    return out
 
 
 class ClosedJaxpr:

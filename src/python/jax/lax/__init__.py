@@ -105,7 +105,10 @@ def reshape(x, new_sizes, dimensions=None):
 
 
 def transpose(x, permutation):
-    return bind1('transpose', x, permutation=tuple(int(p) for p in permutation))
+    permutation = tuple(int(p) for p in permutation)
+    if isinstance(x, core.Array) and permutation == tuple(range(len(core.aval_of(x).shape))):
+        return x  # as JAX: the identity permutation records nothing
+    return bind1('transpose', x, permutation=permutation)
 
 
 class Precision(enum.Enum):
@@ -127,38 +130,74 @@ class Precision(enum.Enum):
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, out_sharding=None):
     """lax.dot_general: the result's axes are the batch dimensions, then lhs's
-    free ones, then rhs's, as in JAX. Lowered to transposes, reshapes and one
-    (batched) matmul: it runs on BLAS and differentiates through those."""
+    free ones, then rhs's, as in JAX; one dot_general equation, run as one
+    (batched) BLAS product."""
+    return dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+               preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+
+
+def dot(lhs, rhs, *args, dimension_numbers=None, precision=None, preferred_element_type=None, out_sharding=None):
+    """lax.dot (JAX 0.8's, which took over dot_general): without
+    dimension_numbers, a plain matrix-matrix, matrix-vector or vector-vector
+    product."""
     import jax.numpy as jnp
+    if len(args) > 2:
+        raise TypeError('Too many positional arguments passed to jax.lax.dot.')
+    if args:  # the old positional (precision, preferred_element_type)
+        precision = args[0]
+        preferred_element_type = args[1] if len(args) > 1 else preferred_element_type
     lhs, rhs = jnp.asarray(lhs), jnp.asarray(rhs)
     ls, rs = core.aval_of(lhs).shape, core.aval_of(rhs).shape
+    if dimension_numbers is None:
+        if 1 <= len(ls) <= 2 and 1 <= len(rs) <= 2 and ls[-1] == rs[0]:
+            dimension_numbers = (((len(ls) - 1,), (0,)), ((), ()))
+        else:
+            raise ValueError('jax.lax.dot: dimension_numbers must be specified when not performing simple '
+                             'un-batched matrix-matrix, matrix-vector, or vector-vector products; '
+                             f'got lhs_shape={ls} rhs_shape={rs}')
     (lc, rc), (lb, rb) = dimension_numbers
+    params = dict(lhs_contracting=_index_tuple(lc), rhs_contracting=_index_tuple(rc),
+                  lhs_batch=_index_tuple(lb), rhs_batch=_index_tuple(rb))
+    if preferred_element_type is not None:
+        params['preferred_element_type'] = dtypes.canonicalize(preferred_element_type).name
+    if precision is not None:
+        params['precision'] = _precision_text(precision)
+    return bind1('dot_general', lhs, rhs, **params)
 
-    def axes(dims, nd, what):
-        out = tuple(int(d) + nd if int(d) < 0 else int(d) for d in dims)
-        if any(d < 0 or d >= nd for d in out) or len(set(out)) != len(out):
-            raise TypeError(f'dot_general requires {what} dimensions to be distinct axes of the operand, got '
-                            f'{tuple(dims)} for an array of rank {nd}')
-        return out
-    lc, rc = axes(lc, len(ls), 'contracting'), axes(rc, len(rs), 'contracting')
-    lb, rb = axes(lb, len(ls), 'batch'), axes(rb, len(rs), 'batch')
-    for what, a, b in (('contracting', lc, rc), ('batch', lb, rb)):
-        if tuple(ls[d] for d in a) != tuple(rs[d] for d in b):
-            raise TypeError(f'dot_general requires {what} dimensions to have the same shape, got '
-                            f'{tuple(ls[d] for d in a)} and {tuple(rs[d] for d in b)}.')
-    if set(lc) & set(lb) or set(rc) & set(rb):
-        raise TypeError('dot_general requires a dimension to be either contracting or batch, not both')
-    lf = tuple(d for d in range(len(ls)) if d not in lc and d not in lb)
-    rf = tuple(d for d in range(len(rs)) if d not in rc and d not in rb)
-    size = lambda shape, dims: math.prod(shape[d] for d in dims)
 
-    def arranged(x, nd, order, shape):
-        x = transpose(x, order) if order != tuple(range(nd)) else x
-        return reshape(x, shape)
-    a = arranged(lhs, len(ls), lb + lf + lc, (size(ls, lb), size(ls, lf), size(ls, lc)))
-    b = arranged(rhs, len(rs), rb + rc + rf, (size(rs, rb), size(rs, rc), size(rs, rf)))
-    out = reshape(jnp.matmul(a, b), tuple(ls[d] for d in lb) + tuple(ls[d] for d in lf) + tuple(rs[d] for d in rf))
-    return out if preferred_element_type is None else convert_element_type(out, preferred_element_type)
+def dot_dimension_numbers(params):
+    """A dot_general equation's params as JAX's dimension_numbers."""
+    return ((params['lhs_contracting'], params['rhs_contracting']), (params['lhs_batch'], params['rhs_batch']))
+
+
+def _index_tuple(dims):
+    return tuple(int(d) for d in dims) if isinstance(dims, (tuple, list, np.ndarray)) else (int(dims),)
+
+
+def _precision_text(precision):
+    """canonicalize_precision's result as JAX prints it: a pair."""
+    def one(p):
+        try:
+            return f'Precision.{Precision(p).name}'
+        except ValueError:
+            raise ValueError(f'jax.lax.Precision must be one of the enum values or their names, got {p!r}') from None
+    pair = tuple(precision) if isinstance(precision, (tuple, list)) else (precision, precision)
+    if len(pair) != 2:
+        raise ValueError(f'precision argument must be None, a string or a Precision, or a pair of them, got {precision!r}')
+    return f'({one(pair[0])}, {one(pair[1])})'
+
+
+def squeeze(array, dimensions):
+    """lax.squeeze: the named axes of size 1 removed."""
+    shape = core.aval_of(array).shape
+    dims = tuple(sorted(int(d) % len(shape) if -len(shape) <= int(d) < len(shape) else int(d) for d in dimensions))
+    for d in dims:
+        if not 0 <= d < len(shape) or shape[d] != 1:
+            raise ValueError(f'cannot select an axis to squeeze out which has size not equal to one, got '
+                             f'shape={shape} and dimensions={dims}')
+    if not dims and isinstance(array, core.Array):
+        return array
+    return bind1('squeeze', array, dimensions=dims)
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):

@@ -1,10 +1,9 @@
 """lax.conv_general_dilated and its wrappers, as in JAX.
 
-Lowered, like dot_general, to primitives spmdsim already runs and
-differentiates: the input is put in (batch, feature, spatial...) order,
-dilated and padded; each of the window's offsets takes one strided slice of
+Lowered to primitives spmdsim already runs and differentiates: the input
+is put in (batch, feature, spatial...) order, dilated and padded; each of the window's offsets takes one strided slice of
 it, and the slices stacked make the patch matrix ("im2col"); one batched
-matmul on BLAS contracts it with the kernel, per feature group. So
+dot_general on BLAS contracts it with the kernel, per feature group. So
 convolutions accumulate in their own dtype (float32 in float32), run at the
 speed of matmul, and have gradients through slicing, padding and matmul.
 """

@@ -699,16 +699,13 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
+    a = _as_array(a)
     shape = _aval(a).shape
     if axis is None:
-        axes = {i for i, d in enumerate(shape) if d == 1}
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
     else:
-        axes = {x % len(shape) for x in (axis if isinstance(axis, (tuple, list)) else (axis,))}
-        for ax in axes:
-            if shape[ax] != 1:
-                raise ValueError(f'cannot select an axis to squeeze out which has size not equal to one, '
-                                 f'got shape={shape} and dimensions={tuple(sorted(axes))}')
-    return lax.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    return lax.squeeze(a, axes)
 
 
 def iscomplexobj(x):
@@ -770,14 +767,60 @@ def stack(arrays, axis=0):
     return concatenate([expand_dims(a, axis % nd) for a in arrays], axis % nd)
 
 
-def _preferred(out, preferred_element_type):
-    # `precision` is accepted and changes nothing: XLA:CPU, which spmdsim
-    # imitates, computes float32 products at full precision whatever is asked.
-    return out if preferred_element_type is None else astype(out, preferred_element_type)
+def _product_dtype(operands, preferred_element_type):
+    """The dtype a product of the operands accumulates in and returns: what
+    JAX's jnp.matmul / jnp.dot / jnp.einsum pass dot_general as
+    preferred_element_type (the user's, or None)."""
+    if preferred_element_type is None:
+        return dtypes.result_type(*operands)
+    return dtypes.canonicalize(preferred_element_type)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
-    return _preferred(bind1('matmul', _as_array(a), _as_array(b)), preferred_element_type)
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """numpy's matmul as JAX records it: the stacked (batch) axes both
+    operands have of one size are dot_general batch axes; the others are free
+    axes, and a transpose puts them back in numpy's order."""
+    a, b = _as_array(a), _as_array(b)
+    for i, x in enumerate((a, b)):
+        if _aval(x).ndim < 1:
+            raise ValueError(f'matmul input operand {i} must have ndim at least 1, but it has ndim {_aval(x).ndim}')
+    dtype = _product_dtype((a, b), preferred_element_type)
+    sa, sb = _aval(a).shape, _aval(b).shape
+    a_mat, b_mat = len(sa) > 1, len(sb) > 1
+    stacked_a, stacked_b = (sa[:-2] if a_mat else ()), (sb[:-2] if b_mat else ())
+    n = builtins.max(len(stacked_a), len(stacked_b))
+    stacked_a = (None,) * (n - len(stacked_a)) + tuple(stacked_a)
+    stacked_b = (None,) * (n - len(stacked_b)) + tuple(stacked_b)
+    squeeze_a, squeeze_b, batch_a, batch_b = [], [], [], []
+    # Where each result axis comes from, in dot_general's order: batch, a's free, b's free.
+    at_batch, at_a, at_b = [], [], []
+    for i, (da, db) in enumerate(zip(stacked_a, stacked_b)):
+        if da is None:
+            at_b.append(i)
+        elif db is None:
+            at_a.append(i)
+        elif da == 1:  # broadcast: a's axis goes, b's is free
+            at_b.append(i)
+            squeeze_a.append(len(at_batch) + len(at_a) + len(squeeze_a))
+        elif db == 1:
+            at_a.append(i)
+            squeeze_b.append(len(at_batch) + len(at_b) + len(squeeze_b))
+        elif da == db:
+            batch_a.append(len(at_batch) + len(at_a))
+            batch_b.append(len(at_batch) + len(at_b))
+            at_batch.append(i)
+        else:
+            raise ValueError(f'Incompatible shapes for matmul arguments: {sa} and {sb}')
+    if a_mat:
+        at_a.append(n)
+    if b_mat:
+        at_b.append(n + a_mat)
+    a, b = lax.squeeze(a, squeeze_a), lax.squeeze(b, squeeze_b)
+    na, nb = _aval(a).ndim, _aval(b).ndim
+    out = lax.dot_general(a, b, (((na - 1,), (nb - 1 - b_mat,)), (tuple(batch_a), tuple(batch_b))),
+                          precision=precision, preferred_element_type=dtype)
+    out = lax.transpose(out, tuple(int(d) for d in _np.argsort(at_batch + at_a + at_b)))
+    return out
 
 
 def _as_array(x):
@@ -785,25 +828,37 @@ def _as_array(x):
     return x if isinstance(x, Array) else asarray(x)
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """numpy's dot: a's last axis with b's only or second-to-last one; the
+    result has a's other axes, then b's (no batching, unlike matmul)."""
     a, b = _as_array(a), _as_array(b)
-    if _aval(a).ndim == 0 or _aval(b).ndim == 0:
-        return _preferred(multiply(a, b), preferred_element_type)
-    return matmul(a, b, preferred_element_type=preferred_element_type)
+    dtype = _product_dtype((a, b), preferred_element_type)
+    na, nb = _aval(a).ndim, _aval(b).ndim
+    contract = ((), ()) if na == 0 or nb == 0 else ((na - 1,), (0,) if nb == 1 else (nb - 2,))
+    out = lax.dot_general(a, b, (contract, ((), ())), precision=precision, preferred_element_type=dtype)
+    return out
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """numpy's tensordot: `axes` an int (the last axes of a with the first of b)
     or a pair of axis sequences; the free axes of a, then those of b."""
     a, b = _as_array(a), _as_array(b)
+    na, nb = _aval(a).ndim, _aval(b).ndim
+    dtype = _product_dtype((a, b), preferred_element_type)
     if isinstance(axes, int):
-        na = _aval(a).ndim
+        if axes > builtins.min(na, nb):
+            raise TypeError(f'Number of tensordot axes (axes {axes}) exceeds input ranks ({na} and {nb})')
         left, right = tuple(range(na - axes, na)), tuple(range(axes))
     else:
         left, right = axes
         left = (left,) if isinstance(left, int) else tuple(left)
         right = (right,) if isinstance(right, int) else tuple(right)
-    return _preferred(lax.dot_general(a, b, ((left, right), ((), ()))), preferred_element_type)
+        if len(left) != len(right):
+            raise TypeError(f'tensordot requires axes lists to have equal length, got {left} and {right}.')
+        left = tuple(int(d) % na for d in left)
+        right = tuple(int(d) % nb for d in right)
+    out = lax.dot_general(a, b, ((left, right), ((), ())), precision=precision, preferred_element_type=dtype)
+    return out
 
 
 def outer(a, b):
@@ -811,16 +866,18 @@ def outer(a, b):
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
+    """numpy's inner: the last axes of both contracted."""
     a, b = _as_array(a), _as_array(b)
-    if _aval(a).ndim == 0 or _aval(b).ndim == 0:
-        return multiply(a, b)
-    if _aval(b).ndim == 1:
-        return matmul(a, b, preferred_element_type=preferred_element_type)
-    return matmul(a, swapaxes(b, -1, -2), preferred_element_type=preferred_element_type)
+    dtype = _product_dtype((a, b), preferred_element_type)
+    na, nb = _aval(a).ndim, _aval(b).ndim
+    contract = ((), ()) if na == 0 or nb == 0 else ((na - 1,), (nb - 1,))
+    out = lax.dot_general(a, b, (contract, ((), ())), precision=precision, preferred_element_type=dtype)
+    return out
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
-    return _preferred(sum(multiply(ravel(_as_array(a)), ravel(_as_array(b)))), preferred_element_type)
+    return dot(ravel(_as_array(a)), ravel(_as_array(b)), precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
 def astype(x, dtype):

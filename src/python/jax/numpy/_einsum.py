@@ -91,11 +91,13 @@ def einsum(subscripts, *operands, optimize=None, precision=None, preferred_eleme
         elsewhere = set(out).union(*(set(u) for j, u in enumerate(terms) if j != k))
         x, t = _sum_labels(x, t, [l for l in t if l not in elsewhere])
         pending.append((x, t))
+    dtype = jnp._product_dtype(ops, preferred_element_type)
     x, t = pending[0]
     for k in range(1, len(pending)):
         y, u = pending[k]
         later = set(out).union(*(set(v) for _, v in pending[k + 1:]))
-        x, t = _contract(x, t, y, u, later, dot_general)
+        x, t = _contract(x, t, y, u, later, out if k == len(pending) - 1 else None,
+                         lambda a, b, dims: dot_general(a, b, dims, precision, preferred_element_type=dtype))
     x, t = _sum_labels(x, t, [l for l in t if l not in out])
     order = [t.index(l) for l in out]
     x = jnp.transpose(x, order) if order != list(range(len(t))) else x
@@ -108,17 +110,22 @@ def _sum_labels(x, t, labels):
     return jnp.sum(x, axis=tuple(t.index(l) for l in labels)), ''.join(l for l in t if l not in labels)
 
 
-def _contract(x, t, y, u, keep, dot_general):
-    """x (labels t) times y (labels u): the labels of both that are kept are
-    batch dimensions, the others contracted; the result's labels are the
-    batch ones, then x's free ones, then y's (dot_general's order)."""
+def _contract(x, t, y, u, keep, result, dot):
+    """x (labels t) times y (labels u), JAX's way: the labels of both that
+    are kept are batch dimensions (in the result's order when this is the last
+    product), the others contracted (sorted); the result's labels are the
+    batch ones, then one operand's free ones, then the other's. y goes first
+    when that is the result's order, so no transpose follows."""
     shared = [l for l in t if l in u]
-    batch = [l for l in shared if l in keep]
-    contract = [l for l in shared if l not in keep]
+    batch = [l for l in (result if result is not None else t) if l in shared and l in keep]
+    contract = sorted(l for l in shared if l not in keep)
+    free_x = ''.join(l for l in t if l not in shared)
+    free_y = ''.join(l for l in u if l not in shared)
+    if result is not None and ''.join(batch) + free_y + free_x == result:
+        x, t, y, u, free_x, free_y = y, u, x, t, free_y, free_x
     dims = (([t.index(l) for l in contract], [u.index(l) for l in contract]),
             ([t.index(l) for l in batch], [u.index(l) for l in batch]))
-    labels = ''.join(batch) + ''.join(l for l in t if l not in shared) + ''.join(l for l in u if l not in shared)
-    return dot_general(x, y, dims), labels
+    return dot(x, y, dims), ''.join(batch) + free_x + free_y
 
 
 def _diagonal(x, t):

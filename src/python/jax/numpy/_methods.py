@@ -138,8 +138,31 @@ def _static_item(i):
     return None
 
 
+def _new_axes_only(self, items):
+    """x[None], x[:, None], x[..., None] as JAX records them: one
+    broadcast_in_dim (lax.expand_dims); x[:] and x[...] are x. None where the
+    index selects anything."""
+    whole = lambda i: isinstance(i, slice) and i.start is None and i.stop is None and i.step is None
+    if not all(i is None or i is Ellipsis or whole(i) for i in items) or sum(i is Ellipsis for i in items) > 1:
+        return None
+    ndim = len(core.aval_of(self).shape)
+    taken = sum(whole(i) for i in items)
+    if taken > ndim:
+        return None  # the general path says why
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items = items[:k] + (slice(None),) * (ndim - taken) + items[k + 1:]
+    else:
+        items = items + (slice(None),) * (ndim - taken)
+    new = [k for k, i in enumerate(items) if i is None]
+    return jnp.expand_dims(self, new) if new else self
+
+
 def _getitem(self, key):
     items = key if isinstance(key, tuple) else (key,)
+    expanded = _new_axes_only(self, items)
+    if expanded is not None:
+        return expanded
     encoded = [_static_item(i) for i in items]
     if all(e is not None for e in encoded):
         return core.bind1('index', self, items=tuple(v for e in encoded for v in e))

@@ -77,8 +77,11 @@ def _record(fun, args, kwargs, argnums, has_aux, purpose):
 
 
 def _ones_like(x):
+    """grad's seed, as JAX's lax._one: a scalar output's is the literal 1, a
+    larger one's a broadcast of it."""
     aval = core.aval_of(x)
-    return core.bind1('broadcast_in_dim', np.ones((), dtype=aval.dtype), shape=aval.shape, broadcast_dimensions=())
+    one = np.ones((), dtype=aval.dtype)
+    return one if aval.shape == () else core.bind1('broadcast_in_dim', one, shape=aval.shape, broadcast_dimensions=())
 
 
 def _pullback(rec, leaves, in_tree):

@@ -1,5 +1,5 @@
 """Differentiation rules: the registry, and the rules of numeric primitives
-(elementwise math, reductions, layout, indexing, matmul).
+(elementwise math, reductions, layout, indexing, dot_general).
 
 A rule comes in two forms, as JAX gives each primitive a JVP and (for linear
 ones) a transpose:
@@ -318,6 +318,9 @@ defrules('reduce_sum', *_linear(_reduce_sum_t))
 defrules('broadcast_in_dim', *_linear(_broadcast_t))
 defrules('reshape', *_linear(lambda eq, ct, x: p('reshape', ct, new_sizes=shape_of(x))))
 defrules('transpose', *_linear(_transpose_t))
+defrules('squeeze', *_linear(lambda eq, ct, x: p(
+    'broadcast_in_dim', ct, shape=shape_of(x),
+    broadcast_dimensions=tuple(d for d in range(len(shape_of(x))) if d not in eq.params['dimensions']))))
 defrules('rev', *_linear(lambda eq, ct, x: p('rev', ct, dimensions=eq.params['dimensions'])))
 defrules('cumsum', *_linear(lambda eq, ct, x: _rev_cumsum(ct, eq.params['axis'] % len(shape_of(x)))))
 defrules('index', *_linear(lambda eq, ct, x: p('index_update', zeros(core.aval_of(x)), ct,
@@ -336,11 +339,11 @@ def _scatter_add_axis(ct, indices, s, axis):
     pre, post = s[:axis], s[axis + 1:]
     flat = p('reshape', ct, new_sizes=pre + (m,) + post)
     k = len(pre)
-    perm = tuple(range(k)) + tuple(range(k + 1, k + 1 + len(post))) + (k,)
-    moved = p('transpose', flat, permutation=perm)
-    summed = p('matmul', moved, onehot)  # pre + post + (n,)
-    back = tuple(range(k)) + (len(perm) - 1,) + tuple(range(k, len(perm) - 1))
-    return p('transpose', summed, permutation=back)
+    summed = p('dot_general', flat, onehot, lhs_contracting=(k,), rhs_contracting=(0,), lhs_batch=(),
+               rhs_batch=())  # pre + post + (n,)
+    rank = k + len(post) + 1
+    back = tuple(range(k)) + (rank - 1,) + tuple(range(k, rank - 1))
+    return p('transpose', summed, permutation=back) if back != tuple(range(rank)) else summed
 
 
 def _take_jvp(eq, primals, tangents, outs):
@@ -545,54 +548,53 @@ def _shifted_back(v, axis):
 defrules('cumprod', _cumprod_jvp, _cumprod_vjp)
 
 
-# --- matmul and indexed updates ----------------------------------------------------
+# --- dot_general and indexed updates --------------------------------------------------
 
-def _matmul_jvp(eq, primals, tangents, outs):
-    a, b = primals
-    ta, tb = tangents
-    return [sum_tangents([None if ta is None else p('matmul', ta, b, **eq.params),
-                          None if tb is None else p('matmul', a, tb, **eq.params)], shape_of(outs[0]))]
-
-
-def _matrix_cotangents(ct, a, b, ta, tb, active):
-    """C = op_a(A) @ op_b(B) for matrices or batches of them, op_x swapping
-    x's last two axes when its flag is set: dA' = ct @ op_b(B)^T and
-    dB' = op_a(A)^T @ ct, swapped back where the operand was, each summed over
-    the batch axes it was broadcast along. The transposed operands are read in
-    place (the matmul primitive's transpose_a / transpose_b), not copied."""
-    out = [None, None]
-    if active[0]:
-        ga = (p('matmul', b, ct, transpose_a=tb, transpose_b=True) if ta
-              else p('matmul', ct, b, transpose_b=not tb))
-        out[0] = unbroadcast(ga, shape_of(a))
-    if active[1]:
-        gb = (p('matmul', ct, a, transpose_a=True, transpose_b=ta) if tb
-              else p('matmul', a, ct, transpose_a=not ta))
-        out[1] = unbroadcast(gb, shape_of(b))
-    return out
+def _dot_general_jvp(eq, primals, tangents, outs):
+    x, y = primals
+    tx, ty = tangents
+    return [sum_tangents([None if tx is None else p('dot_general', tx, y, **eq.params),
+                          None if ty is None else p('dot_general', x, ty, **eq.params)], shape_of(outs[0]))]
 
 
-def _matmul_vjp(eq, cts, primals, outs, active):
-    """numpy's matmul: 1-d operands become a row or a column (and their
-    cotangents vectors again); the rest is _matrix_cotangents."""
-    a, b = primals
-    ta, tb = eq.params.get('transpose_a', False), eq.params.get('transpose_b', False)
-    if ta or tb:  # only matrices are transposed
-        return _matrix_cotangents(cts[0], a, b, ta, tb, active)
-    sa, sb = shape_of(a), shape_of(b)
-    a2 = p('reshape', a, new_sizes=(1,) + sa) if len(sa) == 1 else a
-    b2 = p('reshape', b, new_sizes=sb + (1,)) if len(sb) == 1 else b
-    cshape = shape_of(cts[0])
-    nbatch = len(cshape) - (len(sa) >= 2) - (len(sb) >= 2)
-    m = sa[-2] if len(sa) >= 2 else 1
-    n = sb[-1] if len(sb) >= 2 else 1
-    ct2 = p('reshape', cts[0], new_sizes=tuple(cshape[:nbatch]) + (m, n))
-    ga, gb = _matrix_cotangents(ct2, a2, b2, False, False, active)
-    return [None if ga is None else p('reshape', ga, new_sizes=sa),
-            None if gb is None else p('reshape', gb, new_sizes=sb)]
+def _free(rank, contracting, batch):
+    return [d for d in range(rank) if d not in contracting and d not in batch]
 
 
-defrules('matmul', _matmul_jvp, _matmul_vjp)
+def _operand_cotangent(ct, other, own, params, own_side):
+    """The cotangent of one operand of out = dot_general(x, y): ct contracted
+    with the other operand over the other's free axes, batched over the batch
+    axes. The product's axes are the batch axes, own's free axes, then own's
+    contracted axes in the order of their partners in the other operand; a
+    transpose puts them in own's order (as JAX's transpose rule records it)."""
+    other_side = 'rhs' if own_side == 'lhs' else 'lhs'
+    c_own, c_other = params[own_side + '_contracting'], params[other_side + '_contracting']
+    b_own, b_other = params[own_side + '_batch'], params[other_side + '_batch']
+    nb = len(b_own)
+    f_own = _free(len(shape_of(own)), c_own, b_own)
+    f_other = _free(len(shape_of(other)), c_other, b_other)
+    # ct's axes: the batch axes, lhs's free axes, then rhs's.
+    first = nb + len(f_own) if own_side == 'lhs' else nb
+    dims = dict(lhs_contracting=tuple(range(first, first + len(f_other))), rhs_contracting=tuple(f_other),
+                lhs_batch=tuple(range(nb)), rhs_batch=tuple(b_other))
+    extra = {k: params[k] for k in ('precision', 'preferred_element_type') if k in params}
+    g = p('dot_general', ct, other, **dims, **extra)
+    partners = [c_own[j] for j in np.argsort(c_other, kind='stable')]
+    order = tuple(int(d) for d in np.argsort(list(b_own) + f_own + partners, kind='stable'))
+    if order != tuple(range(len(order))):
+        g = p('transpose', g, permutation=order)
+    if dtype_of(g) != dtype_of(own):
+        g = p('convert_element_type', g, new_dtype=np.dtype(dtype_of(own)).name, weak_type=False)
+    return g
+
+
+def _dot_general_vjp(eq, cts, primals, outs, active):
+    x, y = primals
+    return [_operand_cotangent(cts[0], y, x, eq.params, 'lhs') if active[0] else None,
+            _operand_cotangent(cts[0], x, y, eq.params, 'rhs') if active[1] else None]
+
+
+defrules('dot_general', _dot_general_jvp, _dot_general_vjp)
 
 
 def _index_update_jvp(eq, primals, tangents, outs):

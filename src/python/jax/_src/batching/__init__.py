@@ -3,7 +3,7 @@
 example, then each equation of its program is rewritten by its primitive's
 batching rule into equations over the whole batch. The batched program has
 as many equations as the function's, whatever the batch size, and runs on
-the kernels as whole arrays (a batched matmul is one batched product).
+the kernels as whole arrays (a batched dot_general is one batched product).
 
 interpreter.py walks a program; rules.py (numeric primitives),
 collective_rules.py (collectives over the vmapped axis and others) and

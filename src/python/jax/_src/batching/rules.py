@@ -1,5 +1,5 @@
 """Batching rules of the numeric primitives: elementwise math, reductions,
-layout, indexing, matmul and random bits. Each returns its outputs over the
+layout, indexing, dot_general and random bits. Each returns its outputs over the
 whole batch (batch axis 0) and which are batched; the primitive's own
 parameters are shifted by one axis for the batch in front."""
 
@@ -71,6 +71,11 @@ def _reshape(eq, values, batched):
     return [bind1('reshape', values[0], new_sizes=(eq.axis.size,) + tuple(eq.params['new_sizes']))], [True]
 
 
+@defbatch('squeeze')
+def _squeeze(eq, values, batched):
+    return [bind1('squeeze', values[0], dimensions=tuple(int(d) + 1 for d in eq.params['dimensions']))], [True]
+
+
 @defbatch('transpose')
 def _transpose(eq, values, batched):
     perm = (0,) + tuple(normalize(a, len(eq.params['permutation'])) + 1 for a in eq.params['permutation'])
@@ -97,34 +102,29 @@ def _sharding_constraint(eq, values, batched):
     return [bind1('sharding_constraint', values[0], **{**eq.params, 'spec': ('',) + tuple(eq.params['spec'])})], [True]
 
 
-# --- matmul ------------------------------------------------------------------------------------
+# --- dot_general ---------------------------------------------------------------------------------
 
-@defbatch('matmul')
-def _matmul(eq, values, batched):
-    """numpy's matmul over a batch, as one batched product: a batched vector
-    operand becomes a one-row (one-column) matrix whose axis the result then
-    drops, and a batched operand's own stack axes line up with the other's
-    through size-1 axes after the batch axis. An unbatched operand broadcasts
-    against the examples as numpy's matmul broadcasts stacks."""
-    (a, b), (ba, bb) = values, batched
-    ra, rb = len(shape_of(a)) - ba, len(shape_of(b)) - bb
-    row_vector, column_vector = ba and ra == 1, bb and rb == 1
-    if row_vector:
-        a, ra = bind1('reshape', a, new_sizes=shape_of(a)[:1] + (1,) + shape_of(a)[1:]), 2
-    if column_vector:
-        b, rb = bind1('reshape', b, new_sizes=shape_of(b) + (1,)), 2
-    stack_rank = max(ra - 2, rb - 2, 0)
-    a = with_rank(a, stack_rank + 2) if ba else a
-    b = with_rank(b, stack_rank + 2) if bb else b
-    out = bind1('matmul', a, b, **eq.params)
-    if row_vector or column_vector:
-        shape = list(shape_of(out))
-        if column_vector:
-            del shape[-1]
-        if row_vector:
-            del shape[-1 if rb == 1 else -2 + column_vector]
-        out = bind1('reshape', out, new_sizes=tuple(shape))
-    return [out], [True]
+@defbatch('dot_general')
+def _dot_general(eq, values, batched):
+    """One batched product: the batch axis is one more dot_general batch axis
+    when both operands have it, otherwise a free axis of the operand that has
+    it, moved to the front of the result where it did not land there."""
+    (x, y), (bx, by) = values, batched
+    shifted = lambda axes: tuple(d + 1 for d in axes)
+    params = dict(eq.params)
+    if bx:
+        params['lhs_contracting'], params['lhs_batch'] = shifted(params['lhs_contracting']), shifted(params['lhs_batch'])
+    if by:
+        params['rhs_contracting'], params['rhs_batch'] = shifted(params['rhs_contracting']), shifted(params['rhs_batch'])
+    nb = len(params['lhs_batch'])
+    if bx and by:
+        params['lhs_batch'], params['rhs_batch'] = (0,) + params['lhs_batch'], (0,) + params['rhs_batch']
+        return [bind1('dot_general', x, y, **params)], [True]
+    out = bind1('dot_general', x, y, **params)
+    if bx:  # the lhs's first free axis: just after the batch axes
+        return [move_axis(out, nb, 0)], [True]
+    lhs_free = len(shape_of(x)) - len(params['lhs_contracting']) - nb
+    return [move_axis(out, nb + lhs_free, 0)], [True]  # the rhs's first free axis
 
 
 # --- indexing --------------------------------------------------------------------------------
