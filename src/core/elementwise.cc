@@ -128,6 +128,9 @@ template <UnaryOp Op, class C>
   } else if constexpr (Op == UnaryOp::kRound) {
     if constexpr (rules::kIsFloat<C>) return std::nearbyint(x);  // half to even, as np.round
     else return x;
+  } else if constexpr (Op == UnaryOp::kRoundAwayFromZero) {
+    if constexpr (rules::kIsFloat<C>) return std::round(x);
+    else return x;
   } else if constexpr (Op == UnaryOp::kLogicalNot) {
     return x == C{};
   } else if constexpr (Op == UnaryOp::kBitwiseNot) {
@@ -358,7 +361,7 @@ SPMD_KERNEL_CLONES void convert_kernel_of(const void* xv, std::int64_t sx, void*
 
 std::string dtypes_of(DType a, DType b) { return std::string(dtype_name(a)) + " and " + std::string(dtype_name(b)); }
 
-constexpr std::size_t kNumUnaryOps = static_cast<std::size_t>(UnaryOp::kReciprocal) + 1;
+constexpr std::size_t kNumUnaryOps = static_cast<std::size_t>(UnaryOp::kRoundAwayFromZero) + 1;
 constexpr std::size_t kNumBinaryOps = static_cast<std::size_t>(BinaryOp::kArctan2) + 1;
 
 }  // namespace
@@ -395,6 +398,7 @@ std::string_view op_name(UnaryOp op) {
     case UnaryOp::kIsInf: return "isinf";
     case UnaryOp::kIsFinite: return "isfinite";
     case UnaryOp::kReciprocal: return "reciprocal";
+    case UnaryOp::kRoundAwayFromZero: return "round";
   }
   return "unary";
 }

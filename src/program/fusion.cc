@@ -132,7 +132,7 @@ std::shared_ptr<const FusedChain> make_fused_chain(const Program& p, int first, 
     detail::ElementwiseChain::Value v = -1;
     switch (prim.fusion) {
       case Fusion::kUnary:
-        v = chain.unary(static_cast<UnaryOp>(prim.op), operand(eq.inputs[0]));
+        v = chain.unary(rules::unary_op_for(prim, eq.params), operand(eq.inputs[0]));
         break;
       case Fusion::kBinary:
         v = chain.binary(rules::binary_op_for(prim, p.aval_of(eq.inputs[0]).dtype), operand(eq.inputs[0]),

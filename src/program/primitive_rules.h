@@ -21,6 +21,11 @@ namespace spmd::program::rules {
 /// are logical on booleans and bitwise on integers, as in lax.
 BinaryOp binary_op_for(const Primitive& p, DType a);
 
+/// The kernel op of a unary primitive with `params`: round's
+/// rounding_method (lax.RoundingMethod: 0 halves away from zero, lax.round's
+/// default; 1 to even, jnp.round's) picks its kernel.
+UnaryOp unary_op_for(const Primitive& p, const Params& params);
+
 // sort(*operands; dimension, num_keys): every operand reordered along
 // `dimension` by the first operand's values, stably (lax.sort).
 std::vector<Aval> sort_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&);

@@ -62,14 +62,14 @@ std::vector<int> to_ints(const std::vector<std::int64_t>& v) { return std::vecto
 
 // --- elementwise ------------------------------------------------------------
 
-Avals unary_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+Avals unary_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   require_arity(p, in.size(), 1);
-  Aval r = Aval::of(unary(static_cast<UnaryOp>(p.op), probe(in[0])));
+  Aval r = Aval::of(unary(rules::unary_op_for(p, params), probe(in[0])));
   r.shape = in[0].shape;
   return {r};
 }
-Arrays unary_impl(const Primitive& p, std::span<const Array> in, const Params&, SourceLoc) {
-  return {unary(static_cast<UnaryOp>(p.op), in[0])};
+Arrays unary_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {unary(rules::unary_op_for(p, params), in[0])};
 }
 
 Avals binary_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
@@ -985,6 +985,16 @@ BinaryOp rules::binary_op_for(const Primitive& p, DType a) {
     if (op == BinaryOp::kBitwiseXor) return BinaryOp::kLogicalXor;
   }
   return op;
+}
+
+UnaryOp rules::unary_op_for(const Primitive& p, const Params& params) {
+  auto op = static_cast<UnaryOp>(p.op);
+  if (op != UnaryOp::kRound) return op;
+  const std::int64_t method = params.get<std::int64_t>("rounding_method", p.name);
+  if (method != 0 && method != 1) {
+    type_error(p, "rounding_method must be 0 (AWAY_FROM_ZERO) or 1 (TO_NEAREST_EVEN), got " + std::to_string(method));
+  }
+  return method == 0 ? UnaryOp::kRoundAwayFromZero : UnaryOp::kRound;
 }
 
 const Primitive& find_primitive(std::string_view name) {

@@ -25,6 +25,7 @@ enum class UnaryOp {
   kNegative, kPositive, kAbs, kSign, kExp, kLog, kLog1p, kExpm1, kSqrt, kRsqrt, kSquare,
   kSin, kCos, kTan, kTanh, kSinh, kCosh, kArcsin, kArccos, kArctan, kLogistic,
   kFloor, kCeil, kRound, kLogicalNot, kBitwiseNot, kIsNan, kIsInf, kIsFinite, kReciprocal,
+  kRoundAwayFromZero,  ///< halves away from zero (lax.round's default); kRound takes them to even (np.round)
 };
 
 enum class BinaryOp {

@@ -108,6 +108,7 @@ SPMD_DEV_MATH1(m_fabs, fabsf, ::fabs)
 SPMD_DEV_MATH1(m_floor, floorf, ::floor)
 SPMD_DEV_MATH1(m_ceil, ceilf, ::ceil)
 SPMD_DEV_MATH1(m_rint, rintf, ::rint)
+SPMD_DEV_MATH1(m_round, roundf, ::round)
 #undef SPMD_DEV_MATH1
 __device__ __forceinline__ float m_logistic(float x) { return rules::logistic_f32(x); }
 __device__ __forceinline__ double m_logistic(double x) { return 1.0 / (1.0 + ::exp(-x)); }

@@ -67,6 +67,9 @@ __device__ __forceinline__ C unary_val(int op, C x) {
     case UnaryOp::kRound:
       if constexpr (kIsFloat<C>) return m_rint(x);
       return x;
+    case UnaryOp::kRoundAwayFromZero:
+      if constexpr (kIsFloat<C>) return m_round(x);
+      return x;
     case UnaryOp::kBitwiseNot:
       if constexpr (std::is_same_v<C, bool>) return !x;
       if constexpr (kIsInt<C>) return static_cast<C>(~x);

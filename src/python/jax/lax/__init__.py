@@ -50,7 +50,20 @@ atan = _unary('atan')
 logistic = _unary('logistic')
 floor = _unary('floor')
 ceil = _unary('ceil')
-round = _unary('round')
+
+
+class RoundingMethod(enum.IntEnum):
+    """lax.RoundingMethod: how round takes halves."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """lax.round: halves away from zero unless told otherwise (jnp.round
+    takes them to even)."""
+    return bind1('round', x, rounding_method=int(RoundingMethod(rounding_method)))
+
+
 bitwise_not = _unary('not')
 is_finite = _unary('is_finite')
 

@@ -310,7 +310,11 @@ arccos = _unary('acos', True)
 arctan = _unary('atan', True)
 floor = _unary('floor')
 ceil = _unary('ceil')
-_round = _unary('round')
+def _round(a):
+    """Halves to even, as numpy (lax.round's TO_NEAREST_EVEN); integers are
+    already round."""
+    x = _as_array(a)
+    return x if _aval(x).dtype.kind in 'biu' else lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
 def round(a, decimals=0):
