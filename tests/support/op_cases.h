@@ -48,7 +48,7 @@ inline std::vector<OpCase> op_cases() {
   using A = const std::vector<Array>&;
   std::vector<OpCase> c;
   for (auto op : {UnaryOp::kNegative, UnaryOp::kAbs, UnaryOp::kSign, UnaryOp::kSqrt, UnaryOp::kSquare,
-                  UnaryOp::kFloor, UnaryOp::kCeil, UnaryOp::kRound, UnaryOp::kIsNan, UnaryOp::kIsInf,
+                  UnaryOp::kFloor, UnaryOp::kCeil, UnaryOp::kRound, UnaryOp::kRoundAwayFromZero, UnaryOp::kIsNan, UnaryOp::kIsInf,
                   UnaryOp::kIsFinite, UnaryOp::kLogicalNot, UnaryOp::kReciprocal, UnaryOp::kExp}) {
     for (const Array& x : {f, h, bf, d, i}) {
       bool exact = op != UnaryOp::kExp || !is_floating(x.dtype());

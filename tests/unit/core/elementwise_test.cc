@@ -209,6 +209,7 @@ TEST_CASE("core::elementwise: unary ops keep or widen dtypes like jnp", "[elemen
   REQUIRE(ivals(sq) == I{1, 0});
   REQUIRE(ivals(unary(UnaryOp::kSquare, iarr({-3}))) == I{9});
   REQUIRE(same(vals(unary(UnaryOp::kRound, arr({0.5, 1.5, 2.5, -0.5, -1.7}))), V{0, 2, 2, -0.0, -2}));
+  REQUIRE(same(vals(unary(UnaryOp::kRoundAwayFromZero, arr({0.5, 1.5, 2.5, -0.5, -1.7}))), V{1, 2, 3, -1, -2}));
   REQUIRE(vals(unary(UnaryOp::kFloor, arr({-1.5, 1.5}))) == V{-2, 1});
   REQUIRE(vals(unary(UnaryOp::kCeil, arr({-1.5, 1.5}))) == V{-1, 2});
   Array fi = unary(UnaryOp::kFloor, iarr({3, -3}));
