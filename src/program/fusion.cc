@@ -84,6 +84,7 @@ int fusible_run_length(const Program& p, int first) {
     if (eq.primitive->fusion == Fusion::kNone || eq.primitive->fusion == Fusion::kReduce || eq.outputs.size() != 1) {
       break;
     }
+    if (eq.primitive->fusion == Fusion::kIntegerPow && eq.params.get<std::int64_t>("y", "integer_pow") == 0) break;
     const Aval& out = p.aval(eq.outputs[0]);
     if (k == first) shape = out.shape;
     if (out.shape != shape) break;
@@ -138,6 +139,14 @@ std::shared_ptr<const FusedChain> make_fused_chain(const Program& p, int first, 
         v = chain.binary(rules::binary_op_for(prim, p.aval_of(eq.inputs[0]).dtype), operand(eq.inputs[0]),
                          operand(eq.inputs[1]));
         break;
+      case Fusion::kIntegerPow: {
+        auto mul = [&](detail::ElementwiseChain::Value a, detail::ElementwiseChain::Value b) {
+          return chain.binary(BinaryOp::kMultiply, a, b);
+        };
+        auto reciprocal = [&](detail::ElementwiseChain::Value a) { return chain.unary(UnaryOp::kReciprocal, a); };
+        v = rules::unrolled_power(operand(eq.inputs[0]), eq.params.get<std::int64_t>("y", prim.name), mul, reciprocal);
+        break;
+      }
       case Fusion::kSelect:  // select_n(pred, on_false, on_true)
         v = chain.select(operand(eq.inputs[0]), operand(eq.inputs[2]), operand(eq.inputs[1]));
         break;

@@ -3,6 +3,8 @@
 // outside primitives.cc (one concept per file); primitives.cc registers them.
 
 #include <cstdint>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <string>
@@ -20,6 +22,22 @@ namespace spmd::program::rules {
 /// The kernel op of a binary primitive on operands of dtype `a`: and/or/xor
 /// are logical on booleans and bitwise on integers, as in lax.
 BinaryOp binary_op_for(const Primitive& p, DType a);
+
+/// x ** y for y != 0 as JAX computes integer_pow (lax._integer_pow): binary
+/// exponentiation unrolled into the same multiplications in the same order,
+/// so the bits are XLA's; a negative y takes the reciprocal at the end. `V`
+/// is an Array or a fused chain's value.
+template <class V, class Mul, class Reciprocal>
+V unrolled_power(V x, std::int64_t y, Mul mul, Reciprocal reciprocal) {
+  std::uint64_t n = y < 0 ? 0 - static_cast<std::uint64_t>(y) : static_cast<std::uint64_t>(y);
+  std::optional<V> acc;
+  while (n > 0) {
+    if (n & 1) acc = acc ? mul(*acc, x) : x;
+    n >>= 1;
+    if (n > 0) x = mul(x, x);
+  }
+  return y < 0 ? reciprocal(*acc) : *acc;
+}
 
 /// The kernel op of a unary primitive with `params`: round's
 /// rounding_method (lax.RoundingMethod: 0 halves away from zero, lax.round's

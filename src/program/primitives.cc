@@ -72,6 +72,38 @@ Arrays unary_impl(const Primitive& p, std::span<const Array> in, const Params& p
   return {unary(rules::unary_op_for(p, params), in[0])};
 }
 
+// integer_pow(x; y): x ** y for a static integer y, as repeated
+// multiplication (unrolled_power); y == 0 gives ones.
+Avals integer_pow_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  const std::int64_t y = params.get<std::int64_t>("y", p.name);
+  const Aval& x = in[0];
+  if (x.dtype == DType::kBool) {
+    throw InvalidArgument(make_report(
+        "TypeError", "integer_pow does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
+                     "complexfloating.",
+        "convert it first: x.astype(jnp.int32) ** y"));
+  }
+  if (y < 0 && !is_floating(x.dtype)) {
+    std::string dims;
+    for (std::size_t d = 0; d < x.shape.size(); ++d) dims += (d ? "," : "") + std::to_string(x.shape[d]);
+    throw InvalidArgument(make_report("TypeError",
+                                      "Integers cannot be raised to negative powers, got integer_pow(" +
+                                          std::string(x.weak_type ? "~" : "") + std::string(dtype_name(x.dtype)) +
+                                          "[" + dims + "], " + std::to_string(y) + ")",
+                                      "a float base takes negative powers: x.astype(jnp.float32) ** " +
+                                          std::to_string(y)));
+  }
+  return {x};
+}
+Arrays integer_pow_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  const std::int64_t y = params.get<std::int64_t>("y", p.name);
+  if (y == 0) return {full(in[0].shape(), 1.0, in[0].dtype()).with_weak_type(in[0].weak_type())};
+  auto mul = [](const Array& a, const Array& b) { return binary(BinaryOp::kMultiply, a, b); };
+  auto reciprocal = [](const Array& a) { return unary(UnaryOp::kReciprocal, a); };
+  return {rules::unrolled_power(in[0], y, mul, reciprocal)};
+}
+
 Avals binary_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
   require_arity(p, in.size(), 2);
   Shape shape = broadcast_shapes(in[0].shape, in[1].shape, p.name);
@@ -712,6 +744,16 @@ Arrays decision_impl(const Primitive& p, std::span<const Array>, const Params& p
 // --- control flow -----------------------------------------------------------
 
 // cond(index, *operands; branches): runs branches[clamp(index)] on the operands.
+// A cond's results: its branches' (which the front end checked agree but for
+// weak types), weak only where every branch's is, as JAX joins them.
+Avals cond_outputs(const std::vector<ProgramRef>& branches) {
+  Avals out = branches[0]->output_avals();
+  for (const ProgramRef& b : branches) {
+    const Avals avals = b->output_avals();
+    for (std::size_t k = 0; k < out.size() && k < avals.size(); ++k) out[k].weak_type &= avals[k].weak_type;
+  }
+  return out;
+}
 Avals cond_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   const auto& branches = params.get<std::vector<ProgramRef>>("branches", p.name);
   if (in.empty() || !in[0].shape.empty() || is_floating(in[0].dtype)) {
@@ -742,7 +784,13 @@ Avals cond_abstract(const Primitive& p, std::span<const Aval> in, const Params& 
       }
     }
   }
-  return branches[0]->output_avals();
+  return cond_outputs(branches);
+}
+// The taken branch's results with the cond's weak types.
+Arrays as_cond_outputs(const std::vector<ProgramRef>& branches, Arrays out) {
+  const Avals avals = cond_outputs(branches);
+  for (std::size_t k = 0; k < out.size() && k < avals.size(); ++k) out[k] = out[k].with_weak_type(avals[k].weak_type);
+  return out;
 }
 // Each branch's program takes the operands, then the outer values it
 // captured: capture_counts[b] of them, at capture_slots (flat, branch by
@@ -754,7 +802,7 @@ Arrays cond_impl(const Primitive& p, std::span<const Array> in, const Params& pa
   record_decision(params.get_or<std::string>("source", "lax.cond"), i, loc);
   const Program& branch = *branches[static_cast<std::size_t>(i)];
   const auto counts = params.get_or<std::vector<std::int64_t>>("capture_counts", {});
-  if (counts.empty()) return execute(branch, in.subspan(1));
+  if (counts.empty()) return as_cond_outputs(branches, execute(branch, in.subspan(1)));
   const auto slots = params.get<std::vector<std::int64_t>>("capture_slots", p.name);
   std::size_t first = 0;
   for (std::int64_t b = 0; b < i; ++b) first += static_cast<std::size_t>(counts[static_cast<std::size_t>(b)]);
@@ -765,7 +813,7 @@ Arrays cond_impl(const Primitive& p, std::span<const Array> in, const Params& pa
   for (std::size_t k = 0; k < own; ++k) {
     args.push_back(in[captured_at + static_cast<std::size_t>(slots[first + k])]);
   }
-  return execute(branch, args);
+  return as_cond_outputs(branches, execute(branch, args));
 }
 
 // while(*cond_consts, *body_consts, *carry; cond_program, body_program, cond_nconsts, body_nconsts)
@@ -891,6 +939,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
       {"atan2", BinaryOp::kArctan2},
   };
   for (auto [name, op] : binaries) add(name, binary_abstract, binary_impl, static_cast<int>(op), Fusion::kBinary);
+  add("integer_pow", integer_pow_abstract, integer_pow_impl, 0, Fusion::kIntegerPow);
   add("select_n", select_abstract, select_impl, 0, Fusion::kSelect);
   add("convert_element_type", convert_abstract, convert_impl, 0, Fusion::kConvert);
   const std::pair<const char*, ReduceOp> reductions[] = {

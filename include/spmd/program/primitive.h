@@ -21,7 +21,9 @@ namespace spmd::program {
 /// What the executor may fuse a primitive into: a chain of elementwise ops
 /// over one shape runs as one pass over memory (see executor.h); a sum, max
 /// or min over trailing axes may end it (kReduce).
-enum class Fusion { kNone, kUnary, kBinary, kSelect, kConvert, kBroadcast, kReduce };
+/// kIntegerPow: the multiplications integer_pow stands for (but y == 0, ones,
+/// is not fused).
+enum class Fusion { kNone, kUnary, kBinary, kIntegerPow, kSelect, kConvert, kBroadcast, kReduce };
 
 /// Whether a primitive gives the same bits on every device of a pmap: the
 /// executor computes a value once for all of them when it does (see

@@ -291,3 +291,31 @@ TEST_CASE("program::plan: a transpose of a product read only by it is the produc
 
   check_runs_as_one_at_a_time(*p, {ramp({2, 5, 4}), ramp({2, 5, 3})});
 }
+
+TEST_CASE("program::plan: integer_pow fuses as its multiplications, bit for bit, but y == 0 does not",
+          "[program][fusion]") {
+  ProgramBuilder b;
+  Var x = b.add_input({{4, 5}, DType::kFloat32, false});
+  auto power = [&](Var v, std::int64_t y) {
+    Params p;
+    p.set("y", y);
+    return b.add_equation("integer_pow", {Atom::of(v)}, p, kLoc)[0];
+  };
+  Var cube = power(x, 3);
+  Var inv = power(cube, -2);
+  Var sum = b.add_equation("add", {Atom::of(inv), Atom::of(x)}, {}, kLoc)[0];
+  Var ones = power(sum, 0);
+  Var seven = power(ones, 7);
+  b.set_outputs({Atom::of(sum), Atom::of(seven)});
+  ProgramRef p = b.finish();
+
+  const ExecutionPlan& plan = p->plan();
+  REQUIRE(plan.steps.size() == 3);  // x**3, **-2, add fused; **0 alone; **7 alone (one equation)
+  CHECK(plan.steps[0].equation_count == 3);
+  CHECK(plan.steps[0].fused != nullptr);
+  CHECK(plan.steps[1].equation_count == 1);
+  CHECK(plan.steps[2].equation_count == 1);
+  check_runs_as_one_at_a_time(*p, {ramp({4, 5})});
+  // ones
+  CHECK(execute(*p, std::vector<Array>{ramp({4, 5})})[1].identical(full({4, 5}, 1.0, DType::kFloat32)));
+}

@@ -420,9 +420,12 @@ def axis_size(axis_name):
 # --- control flow -----------------------------------------------------------------
 
 def _check_same_outputs(what, progs):
+    """The branches' outputs agree but for weak types (JAX's typematch; the
+    cond's result is weak only where every branch's is)."""
+    strong = lambda prog: [a[:2] for a in prog.out_avals]
     first_prog, first_tree = progs[0][0], progs[0][1]
     for i, (prog, tree, _) in enumerate(progs[1:], 1):
-        if tree != first_tree or prog.out_avals != first_prog.out_avals:
+        if tree != first_tree or strong(prog) != strong(first_prog):
             raise TypeError(
                 f'{what} branches must have equal output types: branch 0 returns '
                 f'{_describe(first_tree, first_prog.out_avals)} but branch {i} returns '
@@ -658,26 +661,11 @@ def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
 
 
 def integer_pow(x, y):
+    """lax.integer_pow: x ** y for a static integer y, one equation, run as
+    JAX's unrolled multiplications (x ** 2 is x * x, not a call to pow)."""
     if int(y) != y:
         raise TypeError(f'integer_pow needs an integer exponent, got {y!r}')
-    y = int(y)
-    dtype = getattr(x, 'dtype', None)
-    if dtype is None or not dtypes.is_float(dtype):
-        return pow(x, y)  # integers and bools: pow's exact integer power, wrapping
-    # Floats: JAX's unrolled binary exponentiation (lax._integer_pow), so
-    # x ** 2 is x * x as XLA computes it, not a call to pow.
-    if y == 0:
-        return pow(x, 0)
-    reciprocal = y < 0
-    y = -y if reciprocal else y
-    acc = None
-    while y > 0:
-        if y & 1:
-            acc = x if acc is None else mul(acc, x)
-        y >>= 1
-        if y > 0:
-            x = mul(x, x)
-    return div(1.0, acc) if reciprocal else acc
+    return bind1('integer_pow', x, y=int(y))
 
 
 def _clamped_start(start, dim, size, allow_negative):

@@ -3,6 +3,7 @@
 
 import builtins
 import math
+import operator
 
 import numpy as _np
 
@@ -390,11 +391,18 @@ _power = _binary('pow')
 
 
 def power(x, y):
-    """jnp.power: a concrete integer exponent of a float array is lax.integer_pow
-    (repeated multiplication, as JAX does: x ** 2 is x * x); anything else the pow primitive."""
-    if (isinstance(y, (int, _np.integer)) and not isinstance(y, (bool, _np.bool_))
-            and isinstance(x, (Tracer, ArrayImpl)) and dtypes.is_float(x.dtype)):
-        return lax.integer_pow(x, int(y))
+    """jnp.power as JAX's: a concrete integer exponent is lax.integer_pow of
+    the base (bools as integers); anything else the pow primitive."""
+    if not isinstance(y, Tracer):
+        try:
+            exponent = operator.index(y)
+        except TypeError:
+            pass
+        else:
+            x = _as_array(x)
+            if _aval(x).dtype == _np.bool_:
+                x = lax.convert_element_type(x, dtypes.default_int())
+            return lax.integer_pow(x, exponent)
     return _power(x, y)
 maximum = _binary('max')
 minimum = _binary('min')

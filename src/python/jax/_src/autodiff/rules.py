@@ -167,6 +167,25 @@ for _name, _d in _UNARY.items():
     defrules(_name, *_unary(_d))
 
 
+def _integer_pow_partial(eq, x):
+    """JAX's: y * x ** (y - 1); None (a zero) for y == 0."""
+    y = eq.params['y']
+    return None if y == 0 else mul(np.asarray(y, dtype_of(x)), p('integer_pow', x, y=y - 1))
+
+
+def _integer_pow_jvp(eq, primals, tangents, outs):
+    d = _integer_pow_partial(eq, primals[0])
+    return [None if d is None else mul(tangents[0], d)]
+
+
+def _integer_pow_vjp(eq, cts, primals, outs, active):
+    d = _integer_pow_partial(eq, primals[0])
+    return [None if d is None else mul(cts[0], d)]
+
+
+defrules('integer_pow', _integer_pow_jvp, _integer_pow_vjp)
+
+
 def _balanced(x, y, z):
     """max/min's partial in x: 1 where x alone is the result, 1/2 at a tie (JAX's rule)."""
     return where(p('eq', x, z), where(p('eq', y, z), 0.5, 1.0), 0.0)

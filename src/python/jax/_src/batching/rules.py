@@ -10,7 +10,7 @@ from jax._src.batching.interpreter import bind1, defbatch, materialize, move_axi
 
 _UNARY = ('neg', 'abs', 'sign', 'exp', 'log', 'log1p', 'expm1', 'sqrt', 'rsqrt', 'square', 'sin', 'cos', 'tan',
           'tanh', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'logistic', 'floor', 'ceil', 'round', 'not', 'is_nan',
-          'is_inf', 'is_finite', 'reciprocal', 'erf', 'erf_inv', 'convert_element_type', 'stop_gradient',
+          'is_inf', 'is_finite', 'reciprocal', 'integer_pow', 'erf', 'erf_inv', 'convert_element_type', 'stop_gradient',
           'random_unit')
 _BINARY = ('add', 'sub', 'mul', 'div', 'floor_div', 'rem', 'pow', 'max', 'min', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
            'and', 'or', 'xor', 'atan2', 'select_n')
