@@ -1,6 +1,7 @@
 #include "spmd/core/linalg.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <type_traits>
 
 #include "core/device_ops.h"
@@ -331,10 +332,13 @@ Shape dot_general_shape(const Shape& lhs, const Shape& rhs, const DotDimensions&
   return out;
 }
 
-Array dot_general(const Array& lhs, const Array& rhs, const DotDimensions& dims) {
-  check_placement(lhs, "dot_general");
-  check_placement(rhs, "dot_general");
-  const Shape out_shape = dot_general_shape(lhs.shape(), rhs.shape(), dims);
+namespace {
+
+// dot_general in its own result order (batch, lhs free, rhs free), or with
+// rhs's leading free axes first when `rhs_leading` (see dot_general): those
+// axes are an outer batch the lhs is broadcast over.
+Array product(const Array& lhs, const Array& rhs, const DotDimensions& dims, const Shape& out_shape,
+              std::size_t rhs_leading) {
   const auto& [lc, rc, lb, rb] = dims;
   const std::vector<int> lf = free_axes(lhs.ndim(), lc, lb), rf = free_axes(rhs.ndim(), rc, rb);
   auto size = [](const Shape& s, const std::vector<int>& axes) {
@@ -342,17 +346,93 @@ Array dot_general(const Array& lhs, const Array& rhs, const DotDimensions& dims)
     for (int d : axes) n *= s[static_cast<std::size_t>(d)];
     return n;
   };
-  const std::int64_t nb = size(lhs.shape(), lb), m = size(lhs.shape(), lf), k = size(lhs.shape(), lc),
-                     n = size(rhs.shape(), rf);
+  const std::int64_t nb = size(lhs.shape(), lb), m = size(lhs.shape(), lf), k = size(lhs.shape(), lc);
   bool ta = false, tb = false;
   const Array a = as_product_operand(lhs, lb, lf, lc, nb, m, k, ta);
-  const Array b = as_product_operand(rhs, rb, rc, rf, nb, k, n, tb);
+  Array b;
+  std::int64_t outer = 1, n = 0;
+  if (rhs_leading == 0) {
+    n = size(rhs.shape(), rf);
+    b = as_product_operand(rhs, rb, rc, rf, nb, k, n, tb);
+  } else {
+    // rhs as `outer` blocks, each read as an operand without the leading axes.
+    const int r = static_cast<int>(rhs_leading);
+    const std::vector<int> lead(rf.begin(), rf.begin() + r);
+    outer = size(rhs.shape(), lead);
+    Shape block(rhs.shape().begin() + r, rhs.shape().end());
+    auto shifted = [&](const std::vector<int>& axes) {
+      std::vector<int> out{0};
+      for (int d : axes) out.push_back(d - r + 1);
+      return out;
+    };
+    std::vector<int> rest_free;
+    for (std::size_t i = rhs_leading; i < rf.size(); ++i) rest_free.push_back(rf[i] - r + 1);
+    std::vector<int> block_contracting;
+    for (int d : rc) block_contracting.push_back(d - r + 1);
+    block.insert(block.begin(), outer);
+    n = size(rhs.shape(), std::vector<int>(rf.begin() + r, rf.end()));
+    b = as_product_operand(rhs.reshaped_view(block), shifted(rb), block_contracting, rest_free, outer * nb, k, n, tb)
+            .reshaped_view({outer, nb, tb ? n : k, tb ? k : n});
+  }
+  PromotedType p = promote_weak(lhs.dtype(), lhs.weak_type(), rhs.dtype(), rhs.weak_type());
   if ((ta || tb) && detail::placement_ops("dot_general") != nullptr) {
     // Device kernels read their operands as stored: swap on the device first.
     return matmul(ta ? swapaxes(a, -1, -2) : a, tb ? swapaxes(b, -1, -2) : b).reshaped_view(out_shape);
   }
-  PromotedType p = promote_weak(lhs.dtype(), lhs.weak_type(), rhs.dtype(), rhs.weak_type());
-  return matmul_core(a, b, {nb}, m, k, n, out_shape, p, "dot_general", ta, tb);
+  if (rhs_leading == 0) return matmul_core(a, b, {nb}, m, k, n, out_shape, p, "dot_general", ta, tb);
+  return matmul_core(a.reshaped_view({1, nb, ta ? k : m, ta ? m : k}), b, {outer, nb}, m, k, n, out_shape, p,
+                     "dot_general", ta, tb);
+}
+
+// How many of rhs's free axes lead its layout (axes 0, 1, ... in order) and
+// come first in `out_permutation`, followed by the batch axes, lhs's free axes
+// and rhs's other free axes: the order the product makes with them as an
+// outer batch. 0 when the permutation is not that order.
+std::size_t leading_rhs_axes(const Array& lhs, const Array& rhs, const DotDimensions& dims,
+                             const std::vector<int>& out_permutation) {
+  const auto& [lc, rc, lb, rb] = dims;
+  const std::vector<int> lf = free_axes(lhs.ndim(), lc, lb), rf = free_axes(rhs.ndim(), rc, rb);
+  const int nb = static_cast<int>(lb.size()), nl = static_cast<int>(lf.size());
+  std::size_t r = 0;
+  while (r < rf.size() && rf[r] == static_cast<int>(r)) ++r;
+  for (; r > 0; --r) {
+    std::vector<int> order;
+    for (std::size_t i = 0; i < r; ++i) order.push_back(nb + nl + static_cast<int>(i));
+    for (int d = 0; d < nb + nl; ++d) order.push_back(d);
+    for (std::size_t i = r; i < rf.size(); ++i) order.push_back(nb + nl + static_cast<int>(i));
+    if (order == out_permutation) return r;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Array dot_general(const Array& lhs, const Array& rhs, const DotDimensions& dims,
+                  const std::vector<int>& out_permutation) {
+  check_placement(lhs, "dot_general");
+  check_placement(rhs, "dot_general");
+  const Shape shape = dot_general_shape(lhs.shape(), rhs.shape(), dims);
+  if (out_permutation.empty() || is_identity(out_permutation)) return product(lhs, rhs, dims, shape, 0);
+  if (out_permutation.size() != shape.size()) {
+    throw std::invalid_argument("dot_general: an output permutation of " + std::to_string(out_permutation.size()) +
+                                " axes for a result of " + std::to_string(shape.size()));
+  }
+  Shape permuted;
+  for (int d : out_permutation) permuted.push_back(shape[static_cast<std::size_t>(d)]);
+  const auto& [lc, rc, lb, rb] = dims;
+  const int nb = static_cast<int>(lb.size());
+  const int nl = static_cast<int>(free_axes(lhs.ndim(), lc, lb).size());
+  const int nr = static_cast<int>(shape.size()) - nb - nl;
+  // The free blocks swapped: the product made the other way round.
+  std::vector<int> swapped;
+  for (int d = 0; d < nb; ++d) swapped.push_back(d);
+  for (int d = 0; d < nr; ++d) swapped.push_back(nb + nl + d);
+  for (int d = 0; d < nl; ++d) swapped.push_back(nb + d);
+  if (swapped == out_permutation) return product(rhs, lhs, DotDimensions{rc, lc, rb, lb}, permuted, 0);
+  if (std::size_t r = leading_rhs_axes(lhs, rhs, dims, out_permutation); r > 0) {
+    return product(lhs, rhs, dims, permuted, r);
+  }
+  return transpose(product(lhs, rhs, dims, shape, 0), out_permutation);
 }
 
 Array outer(const Array& a, const Array& b) {

@@ -41,31 +41,14 @@ std::optional<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> t
   return std::pair{renamed(contracting), renamed(batch)};
 }
 
-// transpose(dot_general(a, b), perm) is dot_general(b, a) when perm swaps
-// the result's lhs-free and rhs-free blocks (batch axes first, each block in
-// its order): the transpose rule of a product's rhs cotangent writes it so
-// (JAX's, jax/_src/lax/lax.py), and the product made the other way round
-// needs no copy. Null where the transpose is not such a swap.
-std::shared_ptr<const Equation> as_swapped_product(const Program& p, const Equation& transpose,
-                                                   const Equation& dot) {
-  const auto& perm = transpose.params.get<std::vector<std::int64_t>>("permutation", "transpose");
-  const auto nb = static_cast<std::int64_t>(dot.params.get<std::vector<std::int64_t>>("lhs_batch", "t").size());
-  const auto lhs_rank = static_cast<std::int64_t>(p.aval_of(dot.inputs[0]).shape.size());
-  const auto lhs_free = lhs_rank - nb -
-                        static_cast<std::int64_t>(dot.params.get<std::vector<std::int64_t>>("lhs_contracting", "t").size());
-  const auto rank = static_cast<std::int64_t>(perm.size());
-  const std::int64_t rhs_free = rank - nb - lhs_free;
-  if (lhs_free == 0 || rhs_free == 0) return nullptr;  // then the swap is the identity, or no swap at all
-  for (std::int64_t d = 0; d < rank; ++d) {
-    const std::int64_t from = d < nb ? d : d < nb + rhs_free ? nb + lhs_free + (d - nb) : nb + (d - nb - rhs_free);
-    if (perm[static_cast<std::size_t>(d)] != from) return nullptr;
-  }
+// transpose(dot_general(a, b), perm) as one product that makes its result
+// in perm's order: dot_general's out_permutation, which the kernel makes
+// without a copy where it can (the free blocks swapped, as a product's rhs
+// cotangent is written; rhs's leading free axes first, as jnp.matmul(w, x)
+// of a stack or vmap of a product records it).
+std::shared_ptr<const Equation> with_result_permuted(const Equation& transpose, const Equation& dot) {
   Equation eq = dot;
-  std::swap(eq.inputs[0], eq.inputs[1]);
-  for (std::size_t i = 0; i < 2; ++i) {
-    eq.params.set(contracting_of(i), dot.params.get<std::vector<std::int64_t>>(contracting_of(1 - i), "t"));
-    eq.params.set(batch_of(i), dot.params.get<std::vector<std::int64_t>>(batch_of(1 - i), "t"));
-  }
+  eq.params.set("out_permutation", transpose.params.get<std::vector<std::int64_t>>("permutation", "transpose"));
   eq.outputs = transpose.outputs;
   eq.loc = transpose.loc;
   return std::make_shared<const Equation>(std::move(eq));
@@ -74,7 +57,7 @@ std::shared_ptr<const Equation> as_swapped_product(const Program& p, const Equat
 // The program's equations as the plan runs them (XLA's transpose folding:
 // the product reads the layout it is given, so the copy is not needed); null
 // where nothing changes. A transpose of a product read only by it becomes the
-// product made the other way round; then each dot_general whose operand is a
+// product with its result permuted; then each dot_general whose operand is a
 // transpose reads the transpose's operand through renamed axes.
 std::vector<std::shared_ptr<const Equation>> fold_transposes(const Program& p) {
   const auto& eqs = p.equations();
@@ -99,7 +82,7 @@ std::vector<std::shared_ptr<const Equation>> fold_transposes(const Program& p) {
     if (eqs[k].primitive->name != "transpose") continue;
     const Equation* dot = producer(eqs[k].inputs[0], "dot_general");
     if (dot != nullptr && reads[static_cast<std::size_t>(eqs[k].inputs[0].var)] == 1) {
-      rewritten[k] = as_swapped_product(p, eqs[k], *dot);
+      rewritten[k] = with_result_permuted(eqs[k], *dot);
     }
   }
   for (std::size_t k = 0; k < eqs.size(); ++k) {

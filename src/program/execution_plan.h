@@ -21,10 +21,12 @@ struct PlanStep {
   /// The chain the equations form when they run as one pass; null for a
   /// step of one equation run by its primitive.
   std::shared_ptr<const FusedChain> fused;
-  /// The equation as it runs when the plan rewrote it: a dot_general reading
-  /// the operand of a transpose, with its dimension numbers renamed through
-  /// the permutation (XLA's transpose folding); the transpose, read by
-  /// nothing else, has no step. Null: the program's equation.
+  /// The equation as it runs when the plan rewrote it (XLA's transpose
+  /// folding): a dot_general reading the operand of a transpose, with its
+  /// dimension numbers renamed through the permutation, or a transpose of a
+  /// product run as the product with its result permuted (out_permutation);
+  /// the transpose or product folded in, read by nothing else, has no step.
+  /// Null: the program's equation.
   std::shared_ptr<const Equation> rewritten;
   /// Variables last read by this step (never a program output): the executor
   /// drops them after it, so their arena memory is free for what follows, as

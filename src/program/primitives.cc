@@ -326,8 +326,11 @@ Avals dot_general_abstract(const Primitive& p, std::span<const Aval> in, const P
   if (auto dt = preferred_dtype(p, params)) r.dtype = *dt;
   return {r};
 }
+// The execution plan may add out_permutation: a transpose of the result it
+// folded in (see execution_plan.cc).
 Arrays dot_general_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
-  Array out = dot_general(in[0], in[1], dot_dimensions(p, params)).with_weak_type(false);
+  const std::vector<int> out_permutation = to_ints(params.get_or<std::vector<std::int64_t>>("out_permutation", {}));
+  Array out = dot_general(in[0], in[1], dot_dimensions(p, params), out_permutation).with_weak_type(false);
   if (auto dt = preferred_dtype(p, params); dt && *dt != out.dtype()) out = astype(out, *dt);
   return {out};
 }

@@ -37,7 +37,15 @@ Shape dot_general_shape(const Shape& lhs, const Shape& rhs, const DotDimensions&
 /// in the order the product reads them, or that order with its free and
 /// contracted axes swapped, is read in place; any other order is copied once.
 /// The result has the promoted dtype, as matmul's.
-Array dot_general(const Array& lhs, const Array& rhs, const DotDimensions& dims);
+///
+/// With `out_permutation`, the result is transpose(dot_general(...),
+/// out_permutation), made in that order where the product can make it
+/// without a copy (the execution plan folds a transpose of a product into
+/// it): the free blocks swapped (the product the other way round), or rhs's
+/// leading free axes first (an outer batch the lhs is broadcast over, as
+/// jnp.matmul(w, x) of a stack x records it).
+Array dot_general(const Array& lhs, const Array& rhs, const DotDimensions& dims,
+                  const std::vector<int>& out_permutation = {});
 /// jnp.outer of the flattened operands.
 Array outer(const Array& a, const Array& b);
 

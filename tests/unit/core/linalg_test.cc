@@ -198,3 +198,38 @@ TEST_CASE("core::linalg: transposed operands are read in place and give the prod
   REQUIRE(r.kind == "ShapeError");
   REQUIRE_THAT(r.message, Catch::Contains("an operand to transpose needs two dimensions"));
 }
+
+TEST_CASE("core::linalg: dot_general with its result permuted equals the transposed product", "[linalg]") {
+  auto ramp = [](Shape s, double scale) {
+    return binary(BinaryOp::kMultiply,
+                  arange(0, static_cast<double>(num_elements(s)), 1, DType::kFloat32).reshaped_view(s),
+                  weak_float(scale));
+  };
+  struct Case {
+    const char* what;
+    Shape lhs, rhs;
+    DotDimensions dims;
+    std::vector<int> perm;
+  };
+  const std::vector<Case> cases = {
+      // the free blocks swapped: made as dot_general(rhs, lhs)
+      {"swapped", {2, 5, 4}, {2, 5, 3}, {{1}, {1}, {0}, {0}}, {0, 2, 1}},
+      // w (O, K) times a stack x (B, K, P), as jnp.matmul records it: B is an outer batch
+      {"rhs leading", {8, 6}, {3, 6, 5}, {{1}, {1}, {}, {}}, {1, 0, 2}},
+      // vmap of a convolution's product: the examples lead rhs, batch axes follow
+      {"rhs leading, batched", {1, 4, 6}, {3, 1, 6, 5}, {{2}, {2}, {0}, {1}}, {2, 0, 1, 3}},
+      // rhs leading, read transposed (its contracted axis last)
+      {"rhs leading, transposed", {4, 6}, {3, 5, 6}, {{1}, {2}, {}, {}}, {1, 0, 2}},
+      // no order the product makes: the result is permuted after
+      {"other", {2, 5, 4}, {2, 5, 3}, {{1}, {1}, {0}, {0}}, {1, 0, 2}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const Array a = ramp(c.lhs, 0.25);
+    const Array b = ramp(c.rhs, 0.5);
+    Array want = transpose(dot_general(a, b, c.dims), c.perm);
+    Array got = dot_general(a, b, c.dims, c.perm);
+    CHECK(got.shape() == want.shape());
+    CHECK(vals(got) == vals(want));
+  }
+}

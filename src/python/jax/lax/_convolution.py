@@ -202,15 +202,29 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
         cols = jnp.reshape(patches, (batch_groups, per, features * count, points))
         cols = lax.transpose(cols, (1, 0, 2, 3))
         kern = jnp.reshape(w, (batch_groups, out_features // batch_groups, in_features * count))
-        out = jnp.reshape(jnp.matmul(kern, cols), (per, out_features) + out_space)
+        out = jnp.reshape(_per_example_product(kern, cols), (per, out_features) + out_space)
     else:
         # out[b, g*Og + o] = sum over (c, k) of w[g*Og + o, c, k] * patches[b, g*Cg + c, k]
         cols = jnp.reshape(patches, (batch, groups, in_features * count, points))
         kern = jnp.reshape(w, (groups, out_features // groups, in_features * count))
-        out = jnp.reshape(jnp.matmul(kern, cols), (batch, out_features) + out_space)
+        out = jnp.reshape(_per_example_product(kern, cols), (batch, out_features) + out_space)
     inverse = tuple(int(i) for i in np.argsort(out_perm))
     out = lax.transpose(out, inverse) if inverse != tuple(range(len(inverse))) else out
     return out if preferred_element_type is None else lax.convert_element_type(out, preferred_element_type)
+
+
+def _per_example_product(kern, cols):
+    """kern (G, O, K) times each example's cols (B, G, K, P): (B, G, O, P).
+    The kernel is broadcast over the examples first, so the product is one
+    dot_general batched over (B, G) that reads both operands in place and
+    writes the result in order (kern @ cols would contract the examples' K
+    through a copy of cols, then transpose the result)."""
+    import jax.numpy as jnp
+    from jax import lax
+    b = core.aval_of(cols).shape[0]
+    kern = jnp.broadcast_to(kern, (b,) + core.aval_of(kern).shape)
+    return lax.dot_general(kern, cols, (((3,), (2,)), ((0, 1), (0, 1))),
+                           preferred_element_type=jnp.result_type(kern, cols))
 
 
 def _dilate_axis(x, axis, dilation):
