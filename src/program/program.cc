@@ -114,6 +114,30 @@ std::string var_name(int n) {
   return s;
 }
 
+}  // namespace
+
+std::vector<Array> jaxpr_constants(const Program& p) {
+  std::vector<Array> out;
+  auto visit = [&](const Atom& a) {
+    if (a.is_literal() && a.literal.ndim() > 0 && jaxpr_constant_index(out, a.literal) < 0) out.push_back(a.literal);
+  };
+  for (const Equation& eq : p.equations()) {
+    for (const Atom& a : eq.inputs) visit(a);
+  }
+  for (const Atom& a : p.outputs()) visit(a);
+  return out;
+}
+
+int jaxpr_constant_index(const std::vector<Array>& constants, const Array& a) {
+  for (std::size_t i = 0; i < constants.size(); ++i) {
+    const Array& c = constants[i];
+    if (c.raw_data() == a.raw_data() && c.shape() == a.shape() && c.dtype() == a.dtype()) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+namespace {
+
 // Parameters that are spmdsim's own bookkeeping, not JAX's: left out of the text.
 bool hidden_param(const std::string& name) {
   return name == "source" || name == "capture_counts" || name == "capture_slots" || name == "trip_count" ||
@@ -124,14 +148,27 @@ bool hidden_param(const std::string& name) {
 // in the same order, so variables are named as JAX names them).
 class JaxprPrinter {
  public:
-  pp::Doc jaxpr(const Program& p) {
+  // The top-level jaxpr hoists its constants into constvars, as
+  // jax.make_jaxpr does; a sub-jaxpr's stay literals (JAX passes them to it
+  // as operands, which spmdsim's programs do not record).
+  pp::Doc jaxpr(const Program& p, bool top = false) {
     using namespace pp;
+    std::vector<std::string> const_names;
+    if (top) {
+      top_ = &p;
+      constants_ = jaxpr_constants(p);
+      for (const Array& c : constants_) {
+        const_name_.push_back(var_name(next_++));
+        const_names.push_back(const_name_.back() + ":" + c.abstract_type());
+      }
+    }
+    Doc constvars = names_doc(const_names, "");
     Doc invars = vars(p, p.inputs(), "", true);
     std::vector<Doc> eqns;
     for (const Equation& eq : p.equations()) eqns.push_back(equation(p, eq));
     std::vector<Atom> outs = p.outputs();
     Doc outvars = concat({text("("), atoms(p, outs, ","), text(outs.size() == 1 ? ",)" : ")")});
-    return group(concat({nest(2, concat({text("{ "), text("lambda "), text("; "), invars, text(". "), text("let"),
+    return group(concat({nest(2, concat({text("{ "), text("lambda "), constvars, text("; "), invars, text(". "), text("let"),
                                           nest(2, concat({brk(), join(brk("; "), eqns)})), brk(), text("in "),
                                           outvars})),
                          text(" }")}));
@@ -147,6 +184,9 @@ class JaxprPrinter {
   }
 
   std::string atom_text(const Program& p, const Atom& a) {
+    if (a.is_literal() && &p == top_) {
+      if (int c = jaxpr_constant_index(constants_, a.literal); c >= 0) return const_name_[static_cast<std::size_t>(c)];
+    }
     if (a.is_literal()) return (a.literal.size() == 1 ? format_scalar(a.literal, 0) : "[...]") + ":" + a.literal.abstract_type();
     return name_of(p, a.var);
   }
@@ -263,10 +303,14 @@ class JaxprPrinter {
 
   std::map<Key, std::string> names_;
   int next_ = 0;
+  // The top-level program's constvars (jaxpr_constants) and their names.
+  const Program* top_ = nullptr;
+  std::vector<Array> constants_;
+  std::vector<std::string> const_name_;
 };
 
 }  // namespace
 
-std::string to_jaxpr_text(const Program& p) { return pp::format(JaxprPrinter{}.jaxpr(p)); }
+std::string to_jaxpr_text(const Program& p) { return pp::format(JaxprPrinter{}.jaxpr(p, true)); }
 
 }  // namespace spmd::program

@@ -148,6 +148,10 @@ void bind_programs(py::module_& m) {
   install_signals_during_runs();
   py::class_<program::Program, ProgramHolder>(m, "Program", "a traced program (a jaxpr)")
       .def("jaxpr_text", [](const program::Program& p) { return program::to_jaxpr_text(p); })
+      .def_property_readonly("constants", &program::jaxpr_constants,
+                             "JAX's constvars' values: the non-scalar literals, each once (jaxpr_constants)")
+      .def("constant_index", [](const program::Program&, const std::vector<Array>& constants,
+                                const Array& a) { return program::jaxpr_constant_index(constants, a); })
       .def_property_readonly("in_avals", [](const program::Program& p) {
         py::list out;
         for (const auto& a : p.input_avals()) out.append(aval_tuple(a));

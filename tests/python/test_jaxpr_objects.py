@@ -45,3 +45,15 @@ def test_literals_and_branches():
     cond = closed.eqns[-1]
     assert cond.primitive.name == 'cond'
     assert [names(b) for b in cond.params['branches']] == [['cos'], ['mul']]
+
+
+def test_closed_over_arrays_are_constvars_as_in_jax():
+    w = jnp.arange(6.0).reshape(2, 3)
+    b = jnp.ones(3)
+    closed = jax.make_jaxpr(lambda x: (x @ w + b) * b + 2.0)(jnp.ones((4, 2)))
+    # real JAX 0.8.1's first line; a scalar stays a literal
+    assert str(closed).splitlines()[0] == '{ lambda a:f32[2,3] b:f32[3]; c:f32[4,2]. let'
+    assert [v.aval.shape for v in closed.jaxpr.constvars] == [(2, 3), (3,)]
+    assert [np.asarray(c).tolist() for c in closed.consts] == [np.asarray(w).tolist(), [1.0, 1.0, 1.0]]
+    assert closed.eqns[0].invars[1] is closed.jaxpr.constvars[0]
+    assert repr(closed.jaxpr.constvars[1]).endswith(':float32[3]')

@@ -165,8 +165,18 @@ class ProgramBuilder {
   std::shared_ptr<Program> program_ = std::make_shared<Program>();
 };
 
+/// JAX's constvars of p: the literals of its equations and outputs that are
+/// not scalars (arrays the traced function closed over), each once, in order
+/// of first use. spmdsim's programs carry them as literals; JAX hoists them
+/// into the jaxpr's constvars, and so do its text and jax.make_jaxpr's
+/// ClosedJaxpr.consts.
+std::vector<Array> jaxpr_constants(const Program& p);
+/// Which of `constants` (jaxpr_constants) the literal `a` is; -1 for none.
+int jaxpr_constant_index(const std::vector<Array>& constants, const Array& a);
+
 /// JAX's jaxpr text form:
 ///   { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
+/// with constvars before the ';': { lambda a:f32[3]; b:f32[]. let ... }
 std::string to_jaxpr_text(const Program& p);
 
 }  // namespace spmd::program

@@ -685,7 +685,7 @@ class Var:
         self.count, self.aval = count, aval
 
     def __repr__(self):
-        return f'Var(id={self.count}):{self.aval.str_short(short_dtypes=True)}'
+        return f'Var(id={self.count}):{self.aval.str_short()}'
 
 
 class Literal:
@@ -720,13 +720,21 @@ def _jaxpr_param(value):
     return value
 
 
+def _aval_of_constant(c):
+    a = core.ArrayImpl(c)
+    return a.shape, a.dtype.name, False
+
+
 class Jaxpr:
-    """A traced program's structure, as JAX's Jaxpr: invars, equations,
-    outvars (constvars: none, spmdsim writes constants into the equations)."""
+    """A traced program's structure, as JAX's Jaxpr: constvars (the arrays
+    the function closed over, which spmdsim's program holds as literals),
+    invars, equations, outvars."""
 
     def __init__(self, program):
         self._program = program
         self._vars = {}
+        self._constants = program.constants
+        self._constvars = [Var(-1 - k, core.ShapedArray(*_aval_of_constant(c))) for k, c in enumerate(self._constants)]
 
     def _var(self, v):
         if v not in self._vars:
@@ -734,7 +742,10 @@ class Jaxpr:
         return self._vars[v]
 
     def _atom(self, a):
-        return self._var(a) if isinstance(a, int) else Literal(a)
+        if isinstance(a, int):
+            return self._var(a)
+        k = self._program.constant_index(self._constants, a)
+        return self._constvars[k] if k >= 0 else Literal(a)
 
     @property
     def invars(self):
@@ -746,7 +757,7 @@ class Jaxpr:
 
     @property
     def constvars(self):
-        return []
+        return list(self._constvars)
 
     @property
     def eqns(self):
@@ -785,7 +796,7 @@ class ClosedJaxpr:
         self._program = program
         self.out_tree = out_tree
         self.jaxpr = Jaxpr(program)
-        self.consts = []
+        self.consts = [core.ArrayImpl(c) for c in program.constants]
         self.literals = []
 
     @property
