@@ -76,8 +76,9 @@ PromotedType promote_weak(DType a, bool a_weak, DType b, bool b_weak) {
   DType strong = a_weak ? b : a;
   // A weak operand of a kind no higher than the strong one adopts its dtype.
   if (kind_of(weak) <= kind_of(strong)) return {strong, false};
-  // Otherwise the result takes the default dtype of the weak operand's kind.
-  return {kind_of(weak) == Kind::kFloat ? kDefaultFloat : kDefaultInt, false};
+  // Otherwise the result takes the default dtype of the weak operand's kind,
+  // and stays weak (JAX's lattice: int32 * 1.5 is a weak float32).
+  return {kind_of(weak) == Kind::kFloat ? kDefaultFloat : kDefaultInt, true};
 }
 
 }  // namespace spmd

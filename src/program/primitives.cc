@@ -420,6 +420,75 @@ Arrays index_impl(const Primitive& p, std::span<const Array> in, const Params& p
   return {index(in[0], index_items(p, params))};
 }
 
+// slice(x; start_indices, limit_indices, strides?): lax.slice, the strided
+// window [start, limit) of every axis (a basic index of slices), with
+// JAX's TypeErrors; a negative start or a limit list of the wrong length,
+// which JAX lets through to XLA, are errors here too.
+struct SliceWindow {
+  std::vector<std::int64_t> start, limit, strides;
+};
+SliceWindow slice_window(const Params& params, const Shape& shape) {
+  SliceWindow w{params.get<std::vector<std::int64_t>>("start_indices", "slice"),
+                params.get<std::vector<std::int64_t>>("limit_indices", "slice"),
+                params.get_or<std::vector<std::int64_t>>("strides", {})};
+  auto fail = [](const std::string& message, std::string hint = {}) {
+    throw InvalidArgument(make_report("TypeError", message, std::move(hint)));
+  };
+  const std::string operand = " for operand shape " + shape_to_string(shape) + ".";
+  if (w.start.size() != shape.size()) {
+    fail("slice start_indices must have length equal to the number of dimensions of the operand, got indices " +
+         shape_to_string(w.start) + operand);
+  }
+  if (w.limit.size() != shape.size()) {
+    fail("slice limit_indices must have length equal to the number of dimensions of the operand, got indices " +
+         shape_to_string(w.limit) + operand);
+  }
+  if (!w.strides.empty() && w.strides.size() != shape.size()) {
+    fail("slice strides must have length equal to the number of dimensions of the operand, got strides " +
+         shape_to_string(w.strides) + operand);
+  }
+  Shape sizes;
+  for (std::size_t d = 0; d < shape.size(); ++d) sizes.push_back(w.limit[d] - w.start[d]);
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (w.start[d] < 0) {
+      fail("slice start_indices must be greater than or equal to zero, got start_indices " + shape_to_string(w.start) +
+               ".",
+           "lax.slice does not count from the end; x[-2:] or lax.slice_in_dim take negative indices");
+    }
+    if (sizes[d] < 0) {
+      fail("slice slice_sizes must be greater than or equal to zero, got slice_sizes of " + shape_to_string(sizes) + ".");
+    }
+    if (w.limit[d] > shape[d]) {
+      fail("slice slice_sizes must be less than or equal to operand shape, got slice_sizes " + shape_to_string(sizes) +
+           operand);
+    }
+    if (!w.strides.empty() && w.strides[d] <= 0) {
+      fail("slice strides must be positive, got strides " + shape_to_string(w.strides) + ".");
+    }
+  }
+  return w;
+}
+std::vector<IndexItem> slice_items(const SliceWindow& w) {
+  std::vector<IndexItem> items;
+  for (std::size_t d = 0; d < w.start.size(); ++d) {
+    items.push_back(IndexItem::slice(w.start[d], w.limit[d], w.strides.empty() ? 1 : w.strides[d]));
+  }
+  return items;
+}
+Avals slice_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  const SliceWindow w = slice_window(params, in[0].shape);
+  Shape shape;
+  for (std::size_t d = 0; d < w.start.size(); ++d) {
+    const std::int64_t step = w.strides.empty() ? 1 : w.strides[d];
+    shape.push_back((w.limit[d] - w.start[d] + step - 1) / step);
+  }
+  return {Aval{shape, in[0].dtype, in[0].weak_type}};
+}
+Arrays slice_impl(const Primitive&, std::span<const Array> in, const Params& params, SourceLoc) {
+  return {index(in[0], slice_items(slice_window(params, in[0].shape())))};
+}
+
 // index_update(x, values; items, mode): x.at[items].set/add/mul/min/max(values).
 UpdateMode update_mode(const Primitive& p, const Params& params) {
   const std::string& m = params.get<std::string>("mode", p.name);
@@ -962,6 +1031,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("concatenate", concatenate_abstract, concatenate_impl);
   add("dot_general", dot_general_abstract, dot_general_impl);
   add("index", index_abstract, index_impl);
+  add("slice", slice_abstract, slice_impl);
   add("take", take_abstract, take_impl);
   add("cumsum", cumulative_abstract, cumulative_impl, 0);
   add("cumprod", cumulative_abstract, cumulative_impl, 1);
@@ -1004,7 +1074,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
     if (prim.fusion != Fusion::kNone) prim.replication = Replication::kPure;  // elementwise
   }
   for (auto [name, op] : reductions) r.at(name).replication = Replication::kPure;
-  for (const char* name : {"iota", "reshape", "squeeze", "transpose", "concatenate", "dot_general", "index", "take", "cumsum", "cumprod", "rev",
+  for (const char* name : {"iota", "reshape", "squeeze", "transpose", "concatenate", "dot_general", "index", "slice", "take", "cumsum", "cumprod", "rev",
                            "sort", "threefry_split", "threefry_fold_in", "threefry_bits", "random_unit",
                            "randint_bits", "erf", "erf_inv", "index_update", "stop_gradient", "sharding_constraint"}) {
     r.at(name).replication = Replication::kPure;
@@ -1018,6 +1088,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   r.at("iota").unset_params = {"sharding"};
   r.at("reshape").unset_params = {"dimensions", "sharding"};
   r.at("reduce_sum").unset_params = {"out_sharding"};
+  r.at("slice").unset_params = {"strides"};  // None unless given
   return r;
 }
 

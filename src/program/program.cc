@@ -215,7 +215,9 @@ class JaxprPrinter {
     for (const auto& [name, value] : eq.params.all()) {
       if (!hidden_param(name)) params.emplace_back(name, &value);
     }
-    for (const std::string& name : eq.primitive->unset_params) params.emplace_back(name, nullptr);
+    for (const std::string& name : eq.primitive->unset_params) {
+      if (!eq.params.has(name)) params.emplace_back(name, nullptr);
+    }
     std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     if (prim == "jit") {
       // As JAX's jit rule: name= first, and the called jaxpr's variables named like the call's.

@@ -83,8 +83,26 @@ void bind_arrays(py::module_& m) {
   // program's venv, whose numpy must be the one found.
   m.def("_find_numpy_api", [] { py::dtype::of<float>(); },
         "finds numpy's C API for the array conversions (once, at `import jax`)");
+  m.def(
+      "promote_types",
+      [](const std::string& a, bool a_weak, const std::string& b, bool b_weak) {
+        const PromotedType p = promote_weak(dtype_from_name(a), a_weak, dtype_from_name(b), b_weak);
+        return py::make_tuple(std::string(dtype_name(p.dtype)), p.weak);
+      },
+      "(dtype, weak) of a binary op's result: JAX's promotion lattice, weak types included");
   py::class_<Array>(m, "Array", "a concrete array on the host or one simulated device")
       .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("weak_type") = false)
+      .def_static(
+          "scalar",
+          [](const py::handle& value, const std::string& dtype, bool weak) {
+            const DType dt = dtype_from_name(dtype);
+            if (py::isinstance<py::int_>(value) && !is_floating(dt)) {
+              return Array::scalar_int(value.cast<std::int64_t>(), dt, weak);
+            }
+            return Array::scalar(value.cast<double>(), dt, weak);
+          },
+          py::arg("value"), py::arg("dtype"), py::arg("weak_type") = false,
+          "a 0-d array of a Python scalar in any dtype (bfloat16 included)")
       .def("to_numpy", &to_numpy)
       .def("slices_equal", &slices_equal, py::arg("axis"),
            "every slice along axis equals the first (numpy's array_equal with equal_nan=True)")

@@ -23,3 +23,22 @@ try:
     lax.squeeze(m, (0,))
 except ValueError as e:
     print('ValueError', e)
+
+# lax.slice and indexing by static ints and contiguous slices (one slice, then a squeeze; x[::-1] a rev).
+s = jnp.arange(20.0).reshape(5, 4)
+for f in [lambda a: a[1], lambda a: a[1:3], lambda a: a[:, 1], lambda a: a[-2:], lambda a: a[::-1], lambda a: a[1:, 2],
+          lambda a: a[7:], lambda a: a[..., 1], lambda a: lax.slice(a, (1, 0), (5, 4), (2, 3)),
+          lambda a: lax.slice_in_dim(a, 1, 3, axis=1), lambda a: lax.rev(a, (1,))]:
+    print(jax.make_jaxpr(f)(s))
+    print(f(s).tolist())
+print(jax.grad(lambda a: jnp.sum(lax.slice(a, (1, 0), (5, 4), (2, 3)) ** 2))(s).tolist())
+print(jax.grad(lambda a: jnp.sum(a[1:3, 2] * a[0, 1:3]))(s).tolist())
+print(jax.make_jaxpr(jax.vmap(lambda a: lax.slice(a, (1,), (3,))))(s))
+print(jax.vmap(lambda a: a[1:3] * a[0:2])(s).tolist(), jax.vmap(lambda a: lax.slice(a, (0,), (4,), (3,)))(s).tolist())
+for name, f in [('limit > dim', lambda: lax.slice(s, (0, 0), (6, 4))), ('start > limit', lambda: lax.slice(s, (3, 0), (2, 4))),
+                ('strides len', lambda: lax.slice(s, (0, 0), (2, 4), (1,)))]:
+    try:
+        f()
+    except TypeError as e:
+        # up to the values, which JAX 0.8.1 prints as numpy 2 reprs (np.int64(6)) where spmdsim prints 6
+        print(name, str(getattr(e, 'message', e)).split(', got')[0])  # spmdsim's: the message without report

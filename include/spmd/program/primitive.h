@@ -55,7 +55,8 @@ struct Primitive {
   /// JAX's parameters of this primitive that spmdsim never sets and JAX
   /// leaves None unless a program asks (explicit-sharding mode's `sharding`
   /// and `out_sharding`, reshape's `dimensions`): jaxpr text prints them as
-  /// `name=None` where JAX does, and JaxprEqn.params holds them as None.
+  /// `name=None` where JAX does, and JaxprEqn.params holds them as None
+  /// (unless an equation sets one: slice's strides).
   std::vector<std::string> unset_params;
 };
 

@@ -43,8 +43,8 @@ TEST_CASE("program::build: abstract evaluation gives JAX's shapes and dtypes", "
   Var y = b.add_input({{3}, DType::kFloat32, false});
   Var s = b.add_equation("add", {Atom::of(x), Atom::of(y)}, {}, kLoc)[0];
   REQUIRE(b.aval(s) == Aval{{4, 3}, DType::kFloat32, false});
-  Var w = b.add_equation("mul", {Atom::of(x), lit(0.5)}, {}, kLoc)[0];  // weak float + int32 -> float32
-  REQUIRE(b.aval(w) == Aval{{4, 1}, DType::kFloat32, false});
+  Var w = b.add_equation("mul", {Atom::of(x), lit(0.5)}, {}, kLoc)[0];  // int32 * weak float -> weak float32, as JAX
+  REQUIRE(b.aval(w) == Aval{{4, 1}, DType::kFloat32, true});
   Params r;
   r.set("axes", std::vector<std::int64_t>{0});
   Var m = b.add_equation("reduce_max", {Atom::of(s)}, r, kLoc)[0];

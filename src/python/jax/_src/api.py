@@ -778,7 +778,7 @@ def _eqn_params(primitive, params):
     """An equation's params as JAX's: dot_general's four axis lists are its
     dimension_numbers; the shardings spmdsim never sets are None."""
     out = {k: _jaxpr_param(v) for k, v in params.items() if not (primitive == 'dot_general' and k in _DOT_AXES)}
-    out.update((k, None) for k in _spmd.unset_params(primitive))
+    out.update((k, None) for k in _spmd.unset_params(primitive) if k not in out)
     if primitive == 'dot_general':
         from jax import lax
         out['dimension_numbers'] = lax.dot_dimension_numbers(params)

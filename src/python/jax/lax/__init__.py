@@ -683,6 +683,35 @@ def _per_axis(flag, rank):
     return list(flag) if isinstance(flag, (list, tuple)) else [bool(flag)] * rank
 
 
+def rev(operand, dimensions):
+    """lax.rev: the operand with the named axes reversed."""
+    return bind1('rev', operand, dimensions=tuple(int(d) for d in dimensions))
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    """lax.slice: the window [start, limit) of every axis, every strides-th
+    element (JAX's TypeErrors for windows that do not fit)."""
+    params = dict(start_indices=tuple(int(i) for i in start_indices),
+                  limit_indices=tuple(int(i) for i in limit_indices))
+    if strides is not None:
+        params['strides'] = tuple(int(s) for s in strides)
+    return bind1('slice', operand, **params)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """lax.slice_in_dim: lax.slice along one axis (None and negative indices
+    as Python's)."""
+    shape = core.aval_of(operand).shape
+    axis = int(axis)
+    n = shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = n if limit_index is None else int(limit_index)
+    start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return slice(operand, starts, limits, strides)
+
+
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     import jax.numpy as jnp
     shape = core.aval_of(operand).shape

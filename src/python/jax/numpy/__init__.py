@@ -2,10 +2,13 @@
 (float32 by default, weakly typed Python scalars)."""
 
 import builtins
+import functools
 import math
 import operator
 
 import numpy as _np
+
+import _spmd
 
 from jax import lax
 from jax._src import core, dtypes
@@ -371,12 +374,70 @@ _NUMPY_NAMES = {'sub': 'subtract', 'mul': 'multiply', 'div': 'true_divide', 'rem
                 'or': 'bitwise_or', 'xor': 'bitwise_xor', 'atan2': 'arctan2', 'floor_div': 'floor_divide'}
 
 
-def _binary(prim):
+@functools.lru_cache(maxsize=None)
+def _promoted(a, a_weak, b, b_weak, inexact):
+    """(dtype name, weak) two operands promote to (the runtime's lattice);
+    `inexact`: ints and bools go to the default float (true_divide)."""
+    name, weak = _spmd.promote_types(a, a_weak, b, b_weak)
+    if inexact and dtypes.dtype(name).kind in 'biu':
+        return dtypes.default_float().name, False
+    return name, weak
+
+
+def _info(x):
+    """(dtype name, weak, rank), cheaply: this runs for every binary op."""
+    if type(x) is ArrayImpl:
+        v = x._value
+        return v.dtype, v.weak_type, len(v.shape)
+    if isinstance(x, (bool, int, float)):
+        dt, weak = dtypes.python_scalar_dtype(x)
+        return dt.name, weak, 0
+    a = _aval(x)
+    return a.dtype.name, a.weak_type, len(a.shape)
+
+
+def _promote_args(x, y, inexact=False):
+    """jnp's promote_args: both operands in the dtype they promote to (a
+    Python scalar as a weak literal of it, an array through
+    convert_element_type), then a non-scalar of lower rank given leading
+    axes of 1 (broadcast_in_dim), as JAX records a binary jnp op.
+    `inexact`: ints and bools go to the default float (true_divide)."""
+    (dx, wx, rx), (dy, wy, ry) = _info(x), _info(y)
+    to, weak = _promoted(dx, wx, dy, wy, inexact)
+    if dx != to or wx != weak:
+        x = _as_promoted(x, to, weak)
+    if dy != to or wy != weak:
+        y = _as_promoted(y, to, weak)
+    if rx and ry and rx != ry:
+        if rx < ry:
+            x = _to_rank(x, ry)
+        else:
+            y = _to_rank(y, rx)
+    return x, y
+
+
+def _as_promoted(x, to, weak):
+    if isinstance(x, (bool, int, float)):
+        if isinstance(x, int) and not isinstance(x, bool) and to in ('int32', 'int64'):
+            info = _np.iinfo(to)
+            if not info.min <= x <= info.max:
+                raise OverflowError(f'Python int {x} too large to convert to {to}')
+        return ArrayImpl(_spmd.Array.scalar(x, to, weak))
+    return bind1('convert_element_type', x, new_dtype=to, weak_type=weak)
+
+
+def _to_rank(x, rank):
+    shape = _aval(x).shape
+    lead = rank - len(shape)
+    return lax.broadcast_in_dim(x, (1,) * lead + shape, tuple(range(lead, rank)))
+
+
+def _binary(prim, inexact=False):
     name = _NUMPY_NAMES.get(prim, prim)
 
     def f(x, y):
         _check_arraylike(name, x, y)
-        return bind1(prim, _operand(x), _operand(y))
+        return bind1(prim, *_promote_args(_operand(x), _operand(y), inexact))
     f.__name__ = name
     return f
 
@@ -384,7 +445,7 @@ def _binary(prim):
 add = _binary('add')
 subtract = _binary('sub')
 multiply = _binary('mul')
-true_divide = divide = _binary('div')
+true_divide = divide = _binary('div', inexact=True)
 floor_divide = _binary('floor_div')
 remainder = mod = _binary('rem')
 _power = _binary('pow')

@@ -158,9 +158,64 @@ def _new_axes_only(self, items):
     return jnp.expand_dims(self, new) if new else self
 
 
+def _static_int(i):
+    if isinstance(i, (bool, _np.bool_)):
+        return None
+    if isinstance(i, (int, _np.integer)):
+        return int(i)
+    return None
+
+
+def _by_slicing(self, items):
+    """x[1], x[1:3], x[:, 2], x[::-1] as JAX records them (its
+    _attempt_rewriting_take_via_slice): static non-negative ints and
+    contiguous slices are one slice (then a squeeze of the ints' axes),
+    whole reversed axes a rev. None where the index needs the general path
+    (None axes, steps, negative ints, arrays)."""
+    if any(i is None for i in items) or sum(i is Ellipsis for i in items) > 1:
+        return None
+    shape = core.aval_of(self).shape
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items = items[:k] + (slice(None),) * (len(shape) - len(items) + 1) + items[k + 1:]
+    if len(items) > len(shape):
+        return None
+    items = items + (slice(None),) * (len(shape) - len(items))
+    starts, limits, ints, revs, partial = [], [], [], [], False
+    for axis, (i, n) in enumerate(zip(items, shape)):
+        if isinstance(i, slice):
+            if i.step == -1 and i.start is None and i.stop is None:
+                revs.append(axis)
+                starts.append(0)
+                limits.append(n)
+                continue
+            if i.step not in (None, 1) or any(isinstance(v, Tracer) for v in (i.start, i.stop)):
+                return None
+            if any(v is not None and _static_int(v) is None for v in (i.start, i.stop)):
+                return None
+            start, stop, _ = i.indices(n)
+            starts.append(start)
+            limits.append(max(start, stop))
+            partial = partial or (start, max(start, stop)) != (0, n)
+            continue
+        k = _static_int(i)
+        if k is None or not 0 <= k < n:
+            return None
+        starts.append(k)
+        limits.append(k + 1)
+        ints.append(axis)
+    x = lax.rev(self, tuple(revs)) if revs else self
+    if not ints and not partial:
+        return x
+    x = lax.slice(x, starts, limits)
+    return lax.squeeze(x, ints) if ints else x
+
+
 def _getitem(self, key):
     items = key if isinstance(key, tuple) else (key,)
     expanded = _new_axes_only(self, items)
+    if expanded is None:
+        expanded = _by_slicing(self, items)
     if expanded is not None:
         return expanded
     encoded = [_static_item(i) for i in items]

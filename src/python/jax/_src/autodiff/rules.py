@@ -342,6 +342,15 @@ defrules('squeeze', *_linear(lambda eq, ct, x: p(
     broadcast_dimensions=tuple(d for d in range(len(shape_of(x))) if d not in eq.params['dimensions']))))
 defrules('rev', *_linear(lambda eq, ct, x: p('rev', ct, dimensions=eq.params['dimensions'])))
 defrules('cumsum', *_linear(lambda eq, ct, x: _rev_cumsum(ct, eq.params['axis'] % len(shape_of(x)))))
+def _slice_t(eq, ct, x):
+    """A slice's cotangent: added into zeros at the window (JAX pads it)."""
+    strides = eq.params.get('strides') or (1,) * len(eq.params['start_indices'])
+    items = tuple(v for s, l, k in zip(eq.params['start_indices'], eq.params['limit_indices'], strides)
+                  for v in (1, s, l, k, 7))
+    return p('index_update', zeros(core.aval_of(x)), ct, items=items, mode='add')
+
+
+defrules('slice', *_linear(_slice_t))
 defrules('index', *_linear(lambda eq, ct, x: p('index_update', zeros(core.aval_of(x)), ct,
                                                items=eq.params['items'], mode='add')))
 

@@ -132,6 +132,16 @@ def _dot_general(eq, values, batched):
 _WHOLE_AXIS = (1, 0, 0, 0, 0)  # an index item (see primitives.cc): a slice with no start, stop or step
 
 
+@defbatch('slice')
+def _slice(eq, values, batched):
+    params = dict(eq.params)
+    params['start_indices'] = (0,) + tuple(params['start_indices'])
+    params['limit_indices'] = (eq.axis.size,) + tuple(params['limit_indices'])
+    if params.get('strides') is not None:
+        params['strides'] = (1,) + tuple(params['strides'])
+    return [bind1('slice', values[0], **params)], [True]
+
+
 @defbatch('index')
 def _index(eq, values, batched):
     return [bind1('index', values[0], items=_WHOLE_AXIS + tuple(eq.params['items']))], [True]
