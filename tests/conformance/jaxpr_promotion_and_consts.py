@@ -28,6 +28,11 @@ cases = {
     'closed-over arrays': lambda a: a @ x.T + v[:3] * v[1:],
     'closed-over int array': lambda a: a.astype(jnp.int32) + i[:4],
     'maximum and minimum': lambda a: jnp.minimum(jnp.maximum(a, 0.25), 2),
+    # jnp functions JAX writes with these primitives
+    'isnan': lambda a: (jnp.isnan(a), jnp.isnan(a.astype(jnp.int32))),
+    'outer': lambda a: jnp.outer(a[0], a[1]),
+    'keepdims': lambda a: (jnp.mean(a, axis=1, keepdims=True), jnp.sum(a, axis=0, keepdims=True),
+                           jnp.max(a, axis=(0, 1), keepdims=True)),
 }
 for name, f in cases.items():
     print(name)

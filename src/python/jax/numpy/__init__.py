@@ -333,7 +333,12 @@ def round(a, decimals=0):
 
 around = round
 rint = _round
-isnan = _unary('is_nan')
+def isnan(x):
+    """As JAX: x != x (true only for NaN; never for integers)."""
+    x = _as_array(x)
+    return bind1('ne', x, x)
+
+
 isinf = _unary('is_inf')
 isfinite = _unary('is_finite')
 logical_not = _unary('not')
@@ -535,8 +540,9 @@ def _axes(axis, ndim):
 def _keep(x, out, axes, keepdims):
     if not keepdims:
         return out
+    # As JAX: lax.expand_dims, a broadcast_in_dim placing the kept axes.
     shape = tuple(1 if d in axes else s for d, s in enumerate(_aval(x).shape))
-    return lax.reshape(out, shape)
+    return lax.broadcast_in_dim(out, shape, tuple(d for d in range(len(shape)) if d not in axes))
 
 
 def _no_out(name, out):
@@ -609,7 +615,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     n = 1
     for d in axes:
         n *= _aval(x).shape[d]
-    return _keep(x, divide(bind1('reduce_sum', x, axes=axes), float(n)), axes, keepdims)
+    return divide(_keep(x, bind1('reduce_sum', x, axes=axes), axes, keepdims), float(n))
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
@@ -935,7 +941,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 
 
 def outer(a, b):
-    return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+    """As JAX: the raveled operands with a new axis each, multiplied."""
+    return multiply(expand_dims(ravel(_as_array(a)), 1), expand_dims(ravel(_as_array(b)), 0))
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
