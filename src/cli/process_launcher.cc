@@ -23,7 +23,12 @@ namespace spmd::cli {
 
 namespace {
 
-std::string g_spmd_executable = "/proc/self/exe";
+// The binary children run: a function's static, so a test binary's own
+// static initializer may set it before this file's globals exist.
+std::string& spmd_executable() {
+  static std::string path = "/proc/self/exe";
+  return path;
+}
 
 struct Child {
   pid_t pid = -1;
@@ -114,6 +119,7 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
   // signal; the launcher waits for that, then relays it.
   set_forced_exit_hook(&kill_ranks);
   set_grace_seconds(20);
+  const std::string executable = spmd_executable();
   for (int r = 0; r < n; ++r) {
     Child& c = children[static_cast<std::size_t>(r)];
     int out_pipe[2], err_pipe[2];
@@ -142,7 +148,7 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
       std::vector<char*> cargs;
       for (auto& a : args) cargs.push_back(a.data());
       cargs.push_back(nullptr);
-      ::execv(g_spmd_executable.c_str(), cargs.data());
+      ::execv(executable.c_str(), cargs.data());
       ::_exit(127);
     }
     {
@@ -233,7 +239,7 @@ LaunchResult launch_processes(const std::vector<std::string>& argv, int n, std::
   return result;
 }
 
-void set_spmd_executable(std::string path) { g_spmd_executable = std::move(path); }
+void set_spmd_executable(std::string path) { spmd_executable() = std::move(path); }
 
 RunOutcome run_scenario_apart(const RunSettings& settings, const ProcessLayout& layout) {
   const int n = layout.processes;

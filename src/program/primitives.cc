@@ -144,6 +144,11 @@ Arrays convert_impl(const Primitive& p, std::span<const Array> in, const Params&
 Avals reduce_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   require_arity(p, in.size(), 1);
   const auto& axes = params.get<std::vector<std::int64_t>>("axes", p.name);
+  // argmax / argmin carry JAX's index_dtype; the kernel's indices are int32.
+  if (params.has("index_dtype") && params.get<std::string>("index_dtype", p.name) != "int32") {
+    type_error(p, "index_dtype " + params.get<std::string>("index_dtype", p.name) + ": spmdsim's indices are int32",
+               "leave index_dtype at int32 (jax_enable_x64's int64 indices are not supported)");
+  }
   // The kernel on an all-ones shape of the same rank checks the axes and
   // gives the dtype; the real sizes follow.
   Shape ones(in[0].shape.size(), 1);

@@ -6,6 +6,7 @@ import numpy as np
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 
 x = jnp.arange(12.0).reshape(3, 4) / 7
 v = jnp.arange(4.0)
@@ -31,6 +32,10 @@ cases = {
     # jnp functions JAX writes with these primitives
     'isnan': lambda a: (jnp.isnan(a), jnp.isnan(a.astype(jnp.int32))),
     'outer': lambda a: jnp.outer(a[0], a[1]),
+    'argmax': lambda a: (jnp.argmax(a, 1), jnp.argmin(a)),
+    # a weak carry stays weak; one the body gives another dtype starts promoted
+    'while weak carry': lambda a: lax.while_loop(lambda c: c < 5, lambda c: c + 1, 0) + a[0, 0],
+    'while promoted carry': lambda a: lax.while_loop(lambda c: c < 5, lambda c: c + 0.5, 0) * a[0, 0],
     'keepdims': lambda a: (jnp.mean(a, axis=1, keepdims=True), jnp.sum(a, axis=0, keepdims=True),
                            jnp.max(a, axis=(0, 1), keepdims=True)),
 }

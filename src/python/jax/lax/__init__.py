@@ -101,6 +101,9 @@ def select(pred, on_true, on_false):
 
 def convert_element_type(x, new_dtype):
     new_dtype = dtypes.canonicalize(new_dtype)
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+        # As JAX: a Python scalar is converted as the program is traced (a literal, no equation).
+        return core.ArrayImpl(_spmd.Array.scalar(x, new_dtype.name, False))
     if isinstance(x, core.Array):
         aval = core.aval_of(x)
         if aval.dtype == new_dtype and not aval.weak_type:
@@ -515,20 +518,32 @@ def _while(what, cond_fun, body_fun, init_val, trip_count=None):
     at trace time (a fori_loop with static bounds, a scan), which reverse-mode
     autodiff needs."""
     leaves, tree = tree_util.tree_flatten(init_val)
-    avals = [_strong(core.aval_of(l)) for l in leaves]
-    cond_prog, _, cond_caps = core.trace_function(lambda *xs: cond_fun(tree.unflatten(list(xs))), avals, what)
-    cond_out = [core.ShapedArray(*a) for a in cond_prog.out_avals]
-    if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != np.bool_:
-        raise TypeError(f'cond_fun must return a boolean scalar, but got output type(s) {cond_out}.')
-    body_prog, body_tree, body_caps = core.trace_function(lambda *xs: body_fun(tree.unflatten(list(xs))), avals, what)
+    avals = [core.aval_of(l) for l in leaves]
+    # As JAX (_promote_weak_typed_inputs): a weak carry stays weak unless the
+    # body gives it another dtype; then it starts in the promoted dtype and
+    # both functions are traced again (JAX's Python runs twice then too).
+    def trace_both():
+        cond = core.trace_function(lambda *xs: cond_fun(tree.unflatten(list(xs))), avals, what)
+        cond_out = [core.ShapedArray(*a) for a in cond[0].out_avals]
+        if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != np.bool_:
+            raise TypeError(f'cond_fun must return a boolean scalar, but got output type(s) {cond_out}.')
+        return cond, core.trace_function(lambda *xs: body_fun(tree.unflatten(list(xs))), avals, what)
+    (cond_prog, _, cond_caps), (body_prog, body_tree, body_caps) = trace_both()
+    if len(body_prog.out_avals) == len(avals):
+        promoted = [convert_element_type(l, dtypes.result_type(l, dtypes.dtype(dtype)))
+                    if a.weak_type and (a.shape, a.dtype.name) != (tuple(shape), dtype) else l
+                    for l, a, (shape, dtype, _) in zip(leaves, avals, body_prog.out_avals)]
+        if any(p is not l for p, l in zip(promoted, leaves)):
+            leaves = promoted
+            avals = [core.aval_of(l) for l in leaves]
+            (cond_prog, _, cond_caps), (body_prog, body_tree, body_caps) = trace_both()
     out_avals = [core.ShapedArray(*a) for a in body_prog.out_avals]
     if body_tree != tree or [a.shape for a in out_avals] != [a.shape for a in avals] or \
             [a.dtype for a in out_avals] != [a.dtype for a in avals]:
         raise TypeError(f'{what}: body_fun output and input must have identical types, got input '
                         f'{_describe(tree, [(a.shape, a.dtype.name, a.weak_type) for a in avals])} and output '
                         f'{_describe(body_tree, body_prog.out_avals)}')
-    carry = [convert_element_type(l, a.dtype) if core.aval_of(l).weak_type else l for l, a in zip(leaves, avals)]
-    outs = bind('while', *cond_caps, *body_caps, *carry, cond_jaxpr=cond_prog, body_jaxpr=body_prog,
+    outs = bind('while', *cond_caps, *body_caps, *leaves, cond_jaxpr=cond_prog, body_jaxpr=body_prog,
                 cond_nconsts=len(cond_caps), body_nconsts=len(body_caps), source=what,
                 **({} if trip_count is None else {'trip_count': int(trip_count)}))
     return tree.unflatten(outs)

@@ -650,7 +650,7 @@ def _arg(prim):
             x = ravel(x)
             axis = 0
         axes = _axes(axis, _aval(x).ndim)
-        return _keep(x, bind1(prim, x, axes=axes), axes, keepdims)
+        return _keep(x, bind1(prim, x, axes=axes, index_dtype='int32'), axes, keepdims)
     f.__name__ = prim
     return f
 
