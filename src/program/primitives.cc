@@ -519,6 +519,65 @@ Arrays index_update_impl(const Primitive& p, std::span<const Array> in, const Pa
   return {index_update(in[0], index_items(p, params), in[1], update_mode(p, params))};
 }
 
+// dynamic_slice(x, *starts; slice_sizes) and dynamic_update_slice(x,
+// update, *starts): a window at traced start indices (int32 scalars, one
+// per axis), each clamped so the window fits, as XLA does; the front end
+// has counted negative starts from the end (JAX's allow_negative_indices).
+void check_starts(const Primitive& p, std::span<const Aval> starts, std::size_t rank) {
+  if (starts.size() != rank) {
+    type_error(p, std::to_string(starts.size()) + " start indices for an operand of rank " + std::to_string(rank));
+  }
+  for (const Aval& s : starts) {
+    if (!s.shape.empty() || !is_integer(s.dtype)) type_error(p, "start indices must be integer scalars, got " + s.str());
+  }
+}
+std::vector<IndexItem> window_items(std::span<const Array> starts, const Shape& operand, const Shape& window) {
+  std::vector<IndexItem> items;
+  for (std::size_t d = 0; d < operand.size(); ++d) {
+    const std::int64_t start = std::clamp<std::int64_t>(starts[d].element_as_int64(0), 0, operand[d] - window[d]);
+    items.push_back(IndexItem::slice(start, start + window[d], 1));
+  }
+  return items;
+}
+Avals dynamic_slice_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  if (in.empty()) require_arity(p, 0, 1);
+  const Shape sizes = to_shape(params.get<std::vector<std::int64_t>>("slice_sizes", p.name));
+  check_starts(p, in.subspan(1), in[0].shape.size());
+  if (sizes.size() != in[0].shape.size()) {
+    type_error(p, "slice_sizes " + shape_to_string(sizes) + " for an operand of shape " + shape_to_string(in[0].shape));
+  }
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < 0 || sizes[d] > in[0].shape[d]) {
+      type_error(p, "slice size " + std::to_string(sizes[d]) + " does not fit the operand's size " +
+                        std::to_string(in[0].shape[d]) + " along axis " + std::to_string(d));
+    }
+  }
+  return {Aval{sizes, in[0].dtype, in[0].weak_type}};
+}
+Arrays dynamic_slice_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  const Shape sizes = to_shape(params.get<std::vector<std::int64_t>>("slice_sizes", p.name));
+  return {index(in[0], window_items(in.subspan(1), in[0].shape(), sizes))};
+}
+Avals dynamic_update_slice_abstract(const Primitive& p, std::span<const Aval> in, const Params&, const AxisEnv&) {
+  if (in.size() < 2) require_arity(p, in.size(), 2);
+  const Aval& x = in[0];
+  const Aval& u = in[1];
+  check_starts(p, in.subspan(2), x.shape.size());
+  if (u.shape.size() != x.shape.size() || u.dtype != x.dtype) {
+    type_error(p, "an update of " + u.str() + " for an operand of " + x.str() + " (same rank and dtype)");
+  }
+  for (std::size_t d = 0; d < x.shape.size(); ++d) {
+    if (u.shape[d] > x.shape[d]) {
+      type_error(p, "update size " + std::to_string(u.shape[d]) + " exceeds the operand's size " +
+                        std::to_string(x.shape[d]) + " along axis " + std::to_string(d));
+    }
+  }
+  return {x};
+}
+Arrays dynamic_update_slice_impl(const Primitive&, std::span<const Array> in, const Params&, SourceLoc) {
+  return {index_update(in[0], window_items(in.subspan(2), in[0].shape(), in[1].shape()), in[1], UpdateMode::kSet)};
+}
+
 // take(x, indices; axis): x's slices at integer indices (a traced index).
 Avals take_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
   require_arity(p, in.size(), 2);
@@ -1037,6 +1096,8 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("dot_general", dot_general_abstract, dot_general_impl);
   add("index", index_abstract, index_impl);
   add("slice", slice_abstract, slice_impl);
+  add("dynamic_slice", dynamic_slice_abstract, dynamic_slice_impl);
+  add("dynamic_update_slice", dynamic_update_slice_abstract, dynamic_update_slice_impl);
   add("take", take_abstract, take_impl);
   add("cumsum", cumulative_abstract, cumulative_impl, 0);
   add("cumprod", cumulative_abstract, cumulative_impl, 1);
@@ -1079,7 +1140,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
     if (prim.fusion != Fusion::kNone) prim.replication = Replication::kPure;  // elementwise
   }
   for (auto [name, op] : reductions) r.at(name).replication = Replication::kPure;
-  for (const char* name : {"iota", "reshape", "squeeze", "transpose", "concatenate", "dot_general", "index", "slice", "take", "cumsum", "cumprod", "rev",
+  for (const char* name : {"iota", "reshape", "squeeze", "transpose", "concatenate", "dot_general", "index", "slice", "dynamic_slice", "dynamic_update_slice", "take", "cumsum", "cumprod", "rev",
                            "sort", "threefry_split", "threefry_fold_in", "threefry_bits", "random_unit",
                            "randint_bits", "erf", "erf_inv", "index_update", "stop_gradient", "sharding_constraint"}) {
     r.at(name).replication = Replication::kPure;

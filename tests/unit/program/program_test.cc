@@ -104,6 +104,33 @@ TEST_CASE("program::execute: on the host, equations run in order over concrete a
   REQUIRE_THROWS_AS(execute(*p, std::vector<Array>{f32({1, 2}, {2})}), InvalidArgument);
 }
 
+TEST_CASE("program::execute: dynamic windows clamp their starts so the window fits, as XLA does", "[program]") {
+  ProgramBuilder b;
+  Var x = b.add_input({{5}, DType::kFloat32, false});
+  Var i = b.add_input({{}, DType::kInt32, false});
+  Params sizes;
+  sizes.set("slice_sizes", std::vector<std::int64_t>{2});
+  Var window = b.add_equation("dynamic_slice", {Atom::of(x), Atom::of(i)}, sizes, kLoc)[0];
+  Var written = b.add_equation("dynamic_update_slice", {Atom::of(x), Atom::of(window), Atom::of(i)}, {}, kLoc)[0];
+  REQUIRE(b.aval(window) == Aval{{2}, DType::kFloat32, false});
+  b.set_outputs({Atom::of(window), Atom::of(written)});
+  ProgramRef p = b.finish();
+  const Array xs = f32({0, 1, 2, 3, 4}, {5});
+  for (auto [start, first] : {std::pair{1, 1.0}, std::pair{4, 3.0}, std::pair{-3, 0.0}}) {
+    INFO("start " << start);
+    auto out = execute(*p, std::vector<Array>{xs, Array::scalar_int(start, DType::kInt32)});
+    CHECK(out[0].to_doubles() == std::vector<double>{first, first + 1});
+    CHECK(out[1].to_doubles() == std::vector<double>{0, 1, 2, 3, 4});  // the window written back where it was read
+  }
+  ProgramBuilder bad;
+  Var y = bad.add_input({{5}, DType::kFloat32, false});
+  Var j = bad.add_input({{}, DType::kInt32, false});
+  REQUIRE_THROWS_AS(bad.add_equation("dynamic_slice", {Atom::of(y)}, sizes, kLoc), InvalidArgument);  // no start
+  Params too_big;
+  too_big.set("slice_sizes", std::vector<std::int64_t>{6});
+  REQUIRE_THROWS_AS(bad.add_equation("dynamic_slice", {Atom::of(y), Atom::of(j)}, too_big, kLoc), InvalidArgument);
+}
+
 TEST_CASE("program::pmap: every device runs the program, collectives meet at the rendezvous", "[program]") {
   Runtime rt({.devices = 4});
   set_default_runtime(&rt);

@@ -683,17 +683,6 @@ def integer_pow(x, y):
     return bind1('integer_pow', x, y=int(y))
 
 
-def _clamped_start(start, dim, size, allow_negative):
-    """A window's start as XLA takes it: clamped so the window fits, after a
-    negative start counts from the end (JAX's allow_negative_indices)."""
-    if not allow_negative and isinstance(start, (int, np.integer)) and start < 0:
-        raise ValueError(f'Index {start} is out of bounds for dimension {dim} if allow_negative_indices=False')
-    start = convert_element_type(start, np.int32)
-    if allow_negative and not (core.is_concrete(start) and int(start) >= 0):
-        start = select(lt(start, np.int32(0)), add(start, np.int32(dim)), start)
-    return max(min(start, np.int32(dim - size)), np.int32(0))
-
-
 def _per_axis(flag, rank):
     return list(flag) if isinstance(flag, (list, tuple)) else [bool(flag)] * rank
 
@@ -727,23 +716,70 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     return slice(operand, starts, limits, strides)
 
 
-def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
-    import jax.numpy as jnp
+def _window_starts(what, operand, start_indices, allow_negative_indices):
+    """The start indices as int32 scalars, a negative one counted from the
+    end as JAX's _dynamic_slice_indices does (a static one folded, a traced
+    one through a select); XLA's clamping is the primitive's."""
     shape = core.aval_of(operand).shape
-    negative = _per_axis(allow_negative_indices, len(shape))
-    if len(start_indices) != len(shape) or len(slice_sizes) != len(shape):
+    if len(start_indices) != len(shape):
+        raise TypeError(f'{what}: {len(start_indices)} start indices for an operand of rank {len(shape)}')
+    out = []
+    for start, dim, neg in zip(start_indices, shape, _per_axis(allow_negative_indices, len(shape))):
+        if isinstance(start, (int, np.integer)) and not isinstance(start, (bool, np.bool_)):
+            if start < 0 and not neg:
+                raise ValueError(f'Index {start} is out of bounds for dimension {dim} if allow_negative_indices=False')
+            out.append(np.int32(start + dim if start < 0 else start))
+            continue
+        if neg:  # JAX's order: the test on the start as given, the sum in int32
+            start = select(lt(start, np.int32(0)), add(convert_element_type(start, np.int32), np.int32(dim)), start)
+        out.append(convert_element_type(start, np.int32))
+    return out
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """lax.dynamic_slice: the window of slice_sizes at traced start indices,
+    each clamped so the window fits (XLA's rule)."""
+    shape = core.aval_of(operand).shape
+    if len(slice_sizes) != len(shape):
         raise TypeError(f'dynamic_slice: {len(start_indices)} start indices and {len(slice_sizes)} slice sizes for '
                         f'an operand of rank {len(shape)}')
+    for ax, (size, dim) in enumerate(zip(slice_sizes, shape)):
+        if int(size) > dim:
+            raise TypeError(f'dynamic_slice: slice size {int(size)} exceeds the operand\'s size {dim} along axis {ax}')
+    starts = _window_starts('dynamic_slice', operand, start_indices, allow_negative_indices)
+    return bind1('dynamic_slice', operand, *starts, slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def _windows_by_take(operand, slice_sizes, *starts):
+    """dynamic_slice written with take (each start clamped, an iota of the
+    window): the batching rule's form when the starts differ between
+    examples, which JAX writes as a gather."""
+    import jax.numpy as jnp
     out = operand
-    for ax, (start, size, dim, neg) in enumerate(zip(start_indices, slice_sizes, shape, negative)):
-        size = int(size)
-        if size > dim:
-            raise TypeError(f'dynamic_slice: slice size {size} exceeds the operand\'s size {dim} along axis {ax}')
+    for ax, (start, size, dim) in enumerate(zip(starts, slice_sizes, core.aval_of(operand).shape)):
         if size == dim:
             continue
-        index = add(jnp.arange(size, dtype=np.int32), _clamped_start(start, dim, size, neg))
-        out = bind1('take', out, index, axis=ax)
+        start = max(min(start, np.int32(dim - size)), np.int32(0))
+        out = bind1('take', out, add(jnp.arange(size, dtype=np.int32), start), axis=ax)
     return out
+
+
+def _window_update_by_select(operand, update, *starts):
+    """dynamic_update_slice written with take and select: the batching rule's
+    form when the starts differ between examples (JAX's scatter)."""
+    import jax.numpy as jnp
+    shape, ushape = core.aval_of(operand).shape, core.aval_of(update).shape
+    gathered, inside = update, None
+    for ax, (start, size, dim) in enumerate(zip(starts, ushape, shape)):
+        s = max(min(start, np.int32(dim - size)), np.int32(0))
+        offset = sub(jnp.arange(dim, dtype=np.int32), s)
+        gathered = bind1('take', gathered, max(min(offset, np.int32(size - 1)), np.int32(0)), axis=ax)
+        here = jnp.logical_and(ge(offset, np.int32(0)), lt(offset, np.int32(size)))
+        here = reshape(here, [dim if d == ax else 1 for d in range(len(shape))])
+        inside = here if inside is None else jnp.logical_and(inside, here)
+    if inside is None:
+        return update
+    return select(jnp.broadcast_to(inside, shape), gathered, operand)
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *, allow_negative_indices=True):
@@ -764,31 +800,20 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negativ
 
 
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
-    """operand with `update` written at `start_indices` (clamped, as in XLA):
-    the update gathered to the operand's shape, selected inside the window."""
-    import jax.numpy as jnp
+    """lax.dynamic_update_slice: operand with `update` written at traced
+    start indices, each clamped so the window fits (XLA's rule)."""
     shape = core.aval_of(operand).shape
     ushape = core.aval_of(update).shape
     if len(start_indices) != len(shape) or len(ushape) != len(shape):
         raise TypeError(f'dynamic_update_slice: update of shape {ushape} and {len(start_indices)} start indices for '
                         f'an operand of shape {shape}')
-    update = convert_element_type(update, core.aval_of(operand).dtype)
-    gathered, inside = update, None
-    negative = _per_axis(allow_negative_indices, len(shape))
-    for ax, (start, size, dim, neg) in enumerate(zip(start_indices, ushape, shape, negative)):
+    for ax, (size, dim) in enumerate(zip(ushape, shape)):
         if size > dim:
             raise TypeError(f'dynamic_update_slice: update size {size} exceeds the operand\'s size {dim} along '
                             f'axis {ax}')
-        s = _clamped_start(start, dim, size, neg)
-        pos = jnp.arange(dim, dtype=np.int32)
-        offset = sub(pos, s)
-        gathered = bind1('take', gathered, max(min(offset, np.int32(size - 1)), np.int32(0)), axis=ax)
-        here = jnp.logical_and(ge(offset, np.int32(0)), lt(offset, np.int32(size)))
-        here = reshape(here, [dim if d == ax else 1 for d in range(len(shape))])
-        inside = here if inside is None else jnp.logical_and(inside, here)
-    if inside is None:
-        return update
-    return select(jnp.broadcast_to(inside, shape), gathered, operand)
+    update = convert_element_type(update, core.aval_of(operand).dtype)
+    starts = _window_starts('dynamic_update_slice', operand, start_indices, allow_negative_indices)
+    return bind1('dynamic_update_slice', operand, update, *starts)
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis, *, allow_negative_indices=True):

@@ -351,6 +351,37 @@ def _slice_t(eq, ct, x):
 
 
 defrules('slice', *_linear(_slice_t))
+
+
+# dynamic_slice(x, *starts) is linear in x, dynamic_update_slice(x, u, *starts)
+# in (x, u); the starts are integers. JAX's transposes: the window written
+# into zeros, and the window cut out of the cotangent.
+def _dynamic_slice_jvp(eq, primals, tangents, outs):
+    return [p('dynamic_slice', tangents[0], *primals[1:], **eq.params)]
+
+
+def _dynamic_slice_vjp(eq, cts, primals, outs, active):
+    x, starts = primals[0], primals[1:]
+    return [p('dynamic_update_slice', zeros(core.aval_of(x)), cts[0], *starts)] + [None] * len(starts)
+
+
+def _dynamic_update_slice_jvp(eq, primals, tangents, outs):
+    x, u, starts = primals[0], primals[1], primals[2:]
+    tx = zeros(core.aval_of(x)) if tangents[0] is None else tangents[0]
+    tu = zeros(core.aval_of(u)) if tangents[1] is None else tangents[1]
+    return [p('dynamic_update_slice', tx, tu, *starts)]
+
+
+def _dynamic_update_slice_vjp(eq, cts, primals, outs, active):
+    x, u, starts = primals[0], primals[1], primals[2:]
+    ct = cts[0]
+    ct_x = p('dynamic_update_slice', ct, zeros(core.aval_of(u)), *starts) if active[0] else None
+    ct_u = p('dynamic_slice', ct, *starts, slice_sizes=shape_of(u)) if active[1] else None
+    return [ct_x, ct_u] + [None] * len(starts)
+
+
+defrules('dynamic_slice', _dynamic_slice_jvp, _dynamic_slice_vjp)
+defrules('dynamic_update_slice', _dynamic_update_slice_jvp, _dynamic_update_slice_vjp)
 defrules('index', *_linear(lambda eq, ct, x: p('index_update', zeros(core.aval_of(x)), ct,
                                                items=eq.params['items'], mode='add')))
 

@@ -142,6 +142,35 @@ def _slice(eq, values, batched):
     return [bind1('slice', values[0], **params)], [True]
 
 
+@defbatch('dynamic_slice')
+def _dynamic_slice(eq, values, batched):
+    """The examples' axis is one more whole axis when the starts are the
+    same for every example; when they differ, each example's window is read
+    with take (JAX writes a gather)."""
+    import jax
+    from jax import lax
+    x, starts = materialize(values[0], batched[0], eq.axis), values[1:]
+    sizes = tuple(eq.params['slice_sizes'])
+    if not any(batched[1:]):
+        return [bind1('dynamic_slice', x, np.int32(0), *starts, slice_sizes=(eq.axis.size,) + sizes)], [True]
+    windows = jax.vmap(lambda v, *s: lax._windows_by_take(v, sizes, *s), in_axes=(0,) + tuple(
+        0 if b else None for b in batched[1:]), axis_size=eq.axis.size)
+    return [windows(x, *starts)], [True]
+
+
+@defbatch('dynamic_update_slice')
+def _dynamic_update_slice(eq, values, batched):
+    import jax
+    from jax import lax
+    x, u = materialize(values[0], batched[0], eq.axis), materialize(values[1], batched[1], eq.axis)
+    starts = values[2:]
+    if not any(batched[2:]):
+        return [bind1('dynamic_update_slice', x, u, np.int32(0), *starts)], [True]
+    update = jax.vmap(lax._window_update_by_select, in_axes=(0, 0) + tuple(0 if b else None for b in batched[2:]),
+                      axis_size=eq.axis.size)
+    return [update(x, u, *starts)], [True]
+
+
 @defbatch('index')
 def _index(eq, values, batched):
     return [bind1('index', values[0], items=_WHOLE_AXIS + tuple(eq.params['items']))], [True]
