@@ -26,3 +26,11 @@ print(jax.vmap(lambda i: lax.dynamic_slice_in_dim(x, i, 2, axis=0))(jnp.array([0
 ys = lax.scan(lambda c, row: (c + row, c * row), jnp.zeros(4), x)
 print(ys[0].tolist(), ys[1].tolist())
 print(jax.grad(lambda a: jnp.sum(lax.scan(lambda c, row: (c * row, c), jnp.ones(4), a)[1]))(x / 10).tolist())
+# A negative int index is JAX's dynamic_slice (the start counted from the end in the program), then a squeeze.
+m, w = jnp.arange(20.0).reshape(5, 4), jnp.arange(5.0)
+for f, a in [(lambda a: a[-1], m), (lambda a: a[-1], w), (lambda a: a[1:, -2], m), (lambda a: a[-5, 1:3], m),
+             (lambda a: a[..., -1], m)]:
+    print(jax.make_jaxpr(f)(a))
+    print(f(a).tolist())
+print(jax.grad(lambda a: jnp.sum(a[-1] * a[-2, 1]))(m).tolist())
+print(jax.vmap(lambda a: a[-1])(m).tolist())

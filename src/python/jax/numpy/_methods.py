@@ -199,15 +199,24 @@ def _by_slicing(self, items):
             partial = partial or (start, max(start, stop)) != (0, n)
             continue
         k = _static_int(i)
-        if k is None or not 0 <= k < n:
+        if k is None or not -n <= k < n:
             return None
         starts.append(k)
-        limits.append(k + 1)
+        limits.append(k + 1 if k >= 0 else k + 1 + n)
         ints.append(axis)
     x = lax.rev(self, tuple(revs)) if revs else self
     if not ints and not partial:
         return x
-    x = lax.slice(x, starts, limits)
+    if all(s >= 0 for s in starts):
+        x = lax.slice(x, starts, limits)
+    else:
+        # A negative int: JAX's dynamic_slice, the start counted from the end
+        # in the program (as int32 constants when there are several).
+        negative = [s < 0 for s in starts]
+        sizes = [lim - (s + n if s < 0 else s) for s, lim, n in zip(starts, limits, shape)]
+        if len(starts) > 1:
+            starts = [lax.convert_element_type(s, _np.int32) for s in starts]
+        x = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=negative)
     return lax.squeeze(x, ints) if ints else x
 
 
