@@ -1061,7 +1061,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
       {"cosh", UnaryOp::kCosh},        {"asin", UnaryOp::kArcsin},     {"acos", UnaryOp::kArccos},
       {"atan", UnaryOp::kArctan},      {"logistic", UnaryOp::kLogistic}, {"floor", UnaryOp::kFloor},
       {"ceil", UnaryOp::kCeil},        {"round", UnaryOp::kRound},     {"not", UnaryOp::kBitwiseNot},
-      {"is_nan", UnaryOp::kIsNan},     {"is_inf", UnaryOp::kIsInf},    {"is_finite", UnaryOp::kIsFinite},
+      {"is_inf", UnaryOp::kIsInf},     {"is_finite", UnaryOp::kIsFinite},
       {"reciprocal", UnaryOp::kReciprocal},
   };
   for (auto [name, op] : unaries) add(name, unary_abstract, unary_impl, static_cast<int>(op), Fusion::kUnary);

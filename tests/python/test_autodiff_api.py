@@ -176,7 +176,7 @@ def test_every_primitive_has_a_rule_or_no_derivative():
     # Comparisons, logic, integer results, rounding (derivative zero, as in
     # JAX) and effects need no rule; every other primitive has one.
     no_derivative = {'and', 'argmax', 'argmin', 'axis_index', 'ceil', 'iota', 'debug_breakpoint', 'debug_callback',
-                     'debug_print', 'decision', 'eq', 'floor', 'floor_div', 'ge', 'gt', 'is_finite', 'is_inf', 'is_nan',
+                     'debug_print', 'decision', 'eq', 'floor', 'floor_div', 'ge', 'gt', 'is_finite', 'is_inf',
                      'le', 'lt', 'ne', 'not', 'or', 'randint_bits', 'random_unit', 'reduce_and', 'reduce_or', 'round',
                      'sign', 'stop_gradient', 'threefry_bits', 'threefry_fold_in', 'threefry_split', 'xor'}
     assert sorted(set(_spmd.primitive_names()) - set(rules._JVP) - no_derivative) == []

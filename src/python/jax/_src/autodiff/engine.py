@@ -69,7 +69,7 @@ def add_any(a, b):
 # Primitives whose outputs never depend differentiably on their inputs.
 NON_DIFFERENTIABLE = {'stop_gradient', 'debug_print', 'debug_callback', 'debug_breakpoint', 'decision', 'axis_index', 'iota',
                       'threefry_split', 'threefry_fold_in', 'threefry_bits', 'random_unit', 'randint_bits',
-                      'argmax', 'argmin', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and', 'or', 'xor', 'not', 'is_nan',
+                      'argmax', 'argmin', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and', 'or', 'xor', 'not',
                       'is_inf', 'is_finite', 'reduce_or', 'reduce_and', 'floor', 'ceil', 'round', 'sign',
                       'floor_div'}
 

@@ -9,7 +9,7 @@ from jax._src import core
 from jax._src.batching.interpreter import bind1, defbatch, materialize, move_axis, normalize, shape_of, with_rank
 
 _UNARY = ('neg', 'abs', 'sign', 'exp', 'log', 'log1p', 'expm1', 'sqrt', 'rsqrt', 'square', 'sin', 'cos', 'tan',
-          'tanh', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'logistic', 'floor', 'ceil', 'round', 'not', 'is_nan',
+          'tanh', 'sinh', 'cosh', 'asin', 'acos', 'atan', 'logistic', 'floor', 'ceil', 'round', 'not',
           'is_inf', 'is_finite', 'reciprocal', 'integer_pow', 'erf', 'erf_inv', 'convert_element_type', 'stop_gradient',
           'random_unit')
 _BINARY = ('add', 'sub', 'mul', 'div', 'floor_div', 'rem', 'pow', 'max', 'min', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
