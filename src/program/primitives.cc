@@ -601,9 +601,13 @@ Avals cumulative_abstract(const Primitive& p, std::span<const Aval> in, const Pa
   r.shape = in[0].shape;
   return {r};
 }
+// cumsum / cumprod(x; axis, reverse): reverse runs from the end of the axis.
 Arrays cumulative_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
-  int axis = static_cast<int>(params.get<std::int64_t>("axis", p.name));
-  return {p.op == 0 ? cumsum(in[0], axis) : cumprod(in[0], axis)};
+  const int axis = normalize_axis(params.get<std::int64_t>("axis", p.name), in[0].ndim(), p.name);
+  const bool reverse = params.get_or<bool>("reverse", false);
+  const Array x = reverse ? flip(in[0], axis) : in[0];
+  const Array out = p.op == 0 ? cumsum(x, axis) : cumprod(x, axis);
+  return {reverse ? flip(out, axis) : out};
 }
 
 // rev(x; dimensions): x reversed along each of `dimensions`.

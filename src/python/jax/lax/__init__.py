@@ -687,6 +687,25 @@ def _per_axis(flag, rank):
     return list(flag) if isinstance(flag, (list, tuple)) else [bool(flag)] * rank
 
 
+def cumsum(operand, axis=0, reverse=False):
+    """lax.cumsum: running sums along axis, from its end when reverse."""
+    return bind1('cumsum', operand, axis=_cumulative_axis(operand, axis), reverse=bool(reverse))
+
+
+def cumprod(operand, axis=0, reverse=False):
+    """lax.cumprod: running products along axis, from its end when reverse."""
+    return bind1('cumprod', operand, axis=_cumulative_axis(operand, axis), reverse=bool(reverse))
+
+
+def _cumulative_axis(operand, axis):
+    rank = len(core.aval_of(operand).shape)
+    if int(axis) < 0:
+        raise ValueError('XLA operations do not allow negative axes')  # JAX's text (jnp.cumsum takes them)
+    if int(axis) >= rank:
+        raise ValueError(f'axis {axis} is out of bounds for array of dimension {rank}')
+    return int(axis)
+
+
 def rev(operand, dimensions):
     """lax.rev: the operand with the named axes reversed."""
     return bind1('rev', operand, dimensions=tuple(int(d) for d in dimensions))

@@ -697,7 +697,7 @@ def _cumulative(prim):
             x = lax.convert_element_type(x, dtype)
         elif _aval(x).dtype == _np.bool_:
             x = lax.convert_element_type(x, dtypes.default_int())
-        return bind1(prim, x, axis=_axes(axis, _aval(x).ndim)[0])
+        return bind1(prim, x, axis=_axes(axis, _aval(x).ndim)[0], reverse=False)
     f.__name__ = prim
     return f
 

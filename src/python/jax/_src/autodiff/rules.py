@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from jax._src import core
-from jax._src.autodiff.engine import add_any, zeros
+from jax._src.autodiff.engine import Eqn, add_any, zeros
 
 _JVP = {}
 _VJP = {}
@@ -328,10 +328,6 @@ def _transpose_t(eq, ct, x):
     return p('transpose', ct, permutation=tuple(inverse))
 
 
-def _rev_cumsum(ct, axis):
-    r = p('rev', ct, dimensions=(axis,))
-    return p('rev', p('cumsum', r, axis=axis), dimensions=(axis,))
-
 
 defrules('reduce_sum', *_linear(_reduce_sum_t))
 defrules('broadcast_in_dim', *_linear(_broadcast_t))
@@ -341,7 +337,9 @@ defrules('squeeze', *_linear(lambda eq, ct, x: p(
     'broadcast_in_dim', ct, shape=shape_of(x),
     broadcast_dimensions=tuple(d for d in range(len(shape_of(x))) if d not in eq.params['dimensions']))))
 defrules('rev', *_linear(lambda eq, ct, x: p('rev', ct, dimensions=eq.params['dimensions'])))
-defrules('cumsum', *_linear(lambda eq, ct, x: _rev_cumsum(ct, eq.params['axis'] % len(shape_of(x)))))
+# JAX's: a running sum's transpose is the running sum the other way.
+defrules('cumsum', *_linear(lambda eq, ct, x: p('cumsum', ct, **{**eq.params,
+                                                                 'reverse': not eq.params.get('reverse', False)})))
 def _slice_t(eq, ct, x):
     """A slice's cotangent: added into zeros at the window (JAX pads it)."""
     strides = eq.params.get('strides') or (1,) * len(eq.params['start_indices'])
@@ -531,7 +529,7 @@ def _product_of_others(x, axes):
     ones = p('broadcast_in_dim', np.ones((), dtype=dtype_of(x)), shape=lead + (1,), broadcast_dimensions=())
 
     def exclusive(v):
-        inclusive = p('cumprod', v, axis=last)
+        inclusive = p('cumprod', v, axis=last, reverse=False)
         return p('concatenate', ones, slice_axis(inclusive, last, 0, k - 1), dimension=last)
     left = exclusive(flat)
     right = p('rev', exclusive(p('rev', flat, dimensions=(last,))), dimensions=(last,))
@@ -604,7 +602,24 @@ def _shifted_back(v, axis):
     return flip(_shifted(flip(v), axis, 1, 0))
 
 
-defrules('cumprod', _cumprod_jvp, _cumprod_vjp)
+def _from_the_end(rule, primals_at):
+    """A cumprod rule for reverse=True: the forward rule on the axis flipped,
+    its results flipped back. The rule's first three arguments after eq are
+    lists of values (primals, tangents, outputs or cotangents); `primals_at`
+    says which holds the primals."""
+    def wrapped(eq, *args):
+        if not eq.params.get('reverse', False):
+            return rule(eq, *args)
+        axis = eq.params['axis'] % len(shape_of(args[primals_at][0]))
+        flip = lambda v: None if v is None else p('rev', v, dimensions=(axis,))
+        values = [[flip(v) for v in group] for group in args[:3]]
+        forward = Eqn(eq.primitive, eq.inputs, eq.outputs, {**eq.params, 'reverse': False}, eq.loc)
+        return [flip(v) for v in rule(forward, *values, *args[3:])]
+    return wrapped
+
+
+# jvp(eq, primals, tangents, outs); vjp(eq, cts, primals, outs, active)
+defrules('cumprod', _from_the_end(_cumprod_jvp, 0), _from_the_end(_cumprod_vjp, 1))
 
 
 # --- dot_general and indexed updates --------------------------------------------------

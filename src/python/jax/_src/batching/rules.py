@@ -48,7 +48,7 @@ def _reduction(eq, values, batched):
 @defbatch('cumsum', 'cumprod')
 def _cumulative(eq, values, batched):
     rank = len(shape_of(values[0])) - 1
-    return [bind1(eq.primitive, values[0], axis=normalize(eq.params['axis'], rank) + 1)], [True]
+    return [bind1(eq.primitive, values[0], **{**eq.params, 'axis': normalize(eq.params['axis'], rank) + 1})], [True]
 
 
 @defbatch('rev')
