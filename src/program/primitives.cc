@@ -519,6 +519,52 @@ Arrays index_update_impl(const Primitive& p, std::span<const Array> in, const Pa
   return {index_update(in[0], index_items(p, params), in[1], update_mode(p, params))};
 }
 
+// split(x; sizes, axis): x cut along axis into pieces of the given sizes
+// (lax.split), with JAX's ValueErrors.
+std::vector<std::int64_t> split_sizes(const Primitive& p, const Params& params, const Shape& shape, int& axis) {
+  axis = normalize_axis(params.get<std::int64_t>("axis", p.name), static_cast<int>(shape.size()), p.name);
+  const auto& sizes = params.get<std::vector<std::int64_t>>("sizes", p.name);
+  auto as_list = [](const std::vector<std::int64_t>& xs) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + std::to_string(xs[i]);
+    return s + "]";
+  };
+  if (std::any_of(sizes.begin(), sizes.end(), [](std::int64_t n) { return n < 0; })) {
+    throw_invalid_argument("ValueError", "Sizes passed to split must be nonnegative, got " + as_list(sizes));
+  }
+  const std::int64_t total = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
+  if (total != shape[static_cast<std::size_t>(axis)]) {
+    throw_invalid_argument("ValueError",
+                           "Sum of sizes " + std::to_string(total) + " must be equal to dimension " +
+                               std::to_string(axis) + " of the operand shape " + as_list(shape),
+                           "the pieces' sizes must add up to the axis; jnp.split(x, n, axis) cuts n equal pieces");
+  }
+  return sizes;
+}
+Avals split_abstract(const Primitive& p, std::span<const Aval> in, const Params& params, const AxisEnv&) {
+  require_arity(p, in.size(), 1);
+  int axis = 0;
+  Avals out;
+  for (std::int64_t n : split_sizes(p, params, in[0].shape, axis)) {
+    Aval piece = in[0];
+    piece.shape[static_cast<std::size_t>(axis)] = n;
+    out.push_back(piece);
+  }
+  return out;
+}
+Arrays split_impl(const Primitive& p, std::span<const Array> in, const Params& params, SourceLoc) {
+  int axis = 0;
+  Arrays out;
+  std::int64_t start = 0;
+  for (std::int64_t n : split_sizes(p, params, in[0].shape(), axis)) {
+    std::vector<IndexItem> items(static_cast<std::size_t>(in[0].ndim()), IndexItem::slice());
+    items[static_cast<std::size_t>(axis)] = IndexItem::slice(start, start + n, 1);
+    out.push_back(index(in[0], items));
+    start += n;
+  }
+  return out;
+}
+
 // dynamic_slice(x, *starts; slice_sizes) and dynamic_update_slice(x,
 // update, *starts): a window at traced start indices (int32 scalars, one
 // per axis), each clamped so the window fits, as XLA does; the front end
@@ -1100,6 +1146,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
   add("dot_general", dot_general_abstract, dot_general_impl);
   add("index", index_abstract, index_impl);
   add("slice", slice_abstract, slice_impl);
+  add("split", split_abstract, split_impl);
   add("dynamic_slice", dynamic_slice_abstract, dynamic_slice_impl);
   add("dynamic_update_slice", dynamic_update_slice_abstract, dynamic_update_slice_impl);
   add("take", take_abstract, take_impl);
@@ -1144,7 +1191,7 @@ std::map<std::string, Primitive, std::less<>> build_registry() {
     if (prim.fusion != Fusion::kNone) prim.replication = Replication::kPure;  // elementwise
   }
   for (auto [name, op] : reductions) r.at(name).replication = Replication::kPure;
-  for (const char* name : {"iota", "reshape", "squeeze", "transpose", "concatenate", "dot_general", "index", "slice", "dynamic_slice", "dynamic_update_slice", "take", "cumsum", "cumprod", "rev",
+  for (const char* name : {"iota", "reshape", "squeeze", "transpose", "concatenate", "dot_general", "index", "slice", "split", "dynamic_slice", "dynamic_update_slice", "take", "cumsum", "cumprod", "rev",
                            "sort", "threefry_split", "threefry_fold_in", "threefry_bits", "random_unit",
                            "randint_bits", "erf", "erf_inv", "index_update", "stop_gradient", "sharding_constraint"}) {
     r.at(name).replication = Replication::kPure;

@@ -706,6 +706,14 @@ def _cumulative_axis(operand, axis):
     return int(axis)
 
 
+def split(operand, sizes, axis=0):
+    """lax.split: operand cut along axis into pieces of `sizes` (a negative
+    axis counted from the end, as JAX records it)."""
+    rank = len(core.aval_of(operand).shape)
+    axis = int(axis) + rank if -rank <= int(axis) < 0 else int(axis)
+    return bind('split', operand, sizes=tuple(int(s) for s in sizes), axis=axis)
+
+
 def rev(operand, dimensions):
     """lax.rev: the operand with the named axes reversed."""
     return bind1('rev', operand, dimensions=tuple(int(d) for d in dimensions))

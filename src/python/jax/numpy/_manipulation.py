@@ -180,7 +180,7 @@ def split(ary, indices_or_sections, axis=0, _even=True):
     n = _shape(x)[ax]
     points = _split_points(n, indices_or_sections, _even)
     bounds = [0] + points + [n]
-    return [_slice_axis(x, ax, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return list(lax.split(x, [hi - lo for lo, hi in zip(bounds[:-1], bounds[1:])], ax))
 
 
 def array_split(ary, indices_or_sections, axis=0):

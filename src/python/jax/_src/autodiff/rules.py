@@ -340,6 +340,19 @@ defrules('rev', *_linear(lambda eq, ct, x: p('rev', ct, dimensions=eq.params['di
 # JAX's: a running sum's transpose is the running sum the other way.
 defrules('cumsum', *_linear(lambda eq, ct, x: p('cumsum', ct, **{**eq.params,
                                                                  'reverse': not eq.params.get('reverse', False)})))
+def _split_jvp(eq, primals, tangents, outs):
+    return core.bind('split', tangents[0], **eq.params)
+
+
+def _split_vjp(eq, cts, primals, outs, active):
+    """The pieces' cotangents put back together (zeros for a piece without one)."""
+    parts = [zeros(core.aval_of(o)) if c is None else c for c, o in zip(cts, outs)]
+    return [p('concatenate', *parts, dimension=eq.params['axis'] % len(shape_of(primals[0])))]
+
+
+defrules('split', _split_jvp, _split_vjp)
+
+
 def _slice_t(eq, ct, x):
     """A slice's cotangent: added into zeros at the window (JAX pads it)."""
     strides = eq.params.get('strides') or (1,) * len(eq.params['start_indices'])

@@ -142,6 +142,13 @@ def _slice(eq, values, batched):
     return [bind1('slice', values[0], **params)], [True]
 
 
+@defbatch('split')
+def _split(eq, values, batched):
+    rank = len(shape_of(values[0])) - 1
+    outs = core.bind('split', values[0], **{**eq.params, 'axis': normalize(eq.params['axis'], rank) + 1})
+    return outs, [True] * len(outs)
+
+
 @defbatch('dynamic_slice')
 def _dynamic_slice(eq, values, batched):
     """The examples' axis is one more whole axis when the starts are the
