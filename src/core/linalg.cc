@@ -355,23 +355,21 @@ Array product(const Array& lhs, const Array& rhs, const DotDimensions& dims, con
     n = size(rhs.shape(), rf);
     b = as_product_operand(rhs, rb, rc, rf, nb, k, n, tb);
   } else {
-    // rhs as `outer` blocks, each read as an operand without the leading axes.
+    // rhs as `outer` blocks: its r leading axes become one axis 0, a batch
+    // axis before its own; its other axes follow, each r - 1 places earlier.
     const int r = static_cast<int>(rhs_leading);
-    const std::vector<int> lead(rf.begin(), rf.begin() + r);
+    const std::vector<int> lead(rf.begin(), rf.begin() + r), rest(rf.begin() + r, rf.end());
     outer = size(rhs.shape(), lead);
-    Shape block(rhs.shape().begin() + r, rhs.shape().end());
-    auto shifted = [&](const std::vector<int>& axes) {
-      std::vector<int> out{0};
-      for (int d : axes) out.push_back(d - r + 1);
-      return out;
+    n = size(rhs.shape(), rest);
+    auto in_block = [&](std::vector<int> axes) {
+      for (int& d : axes) d = d - r + 1;
+      return axes;
     };
-    std::vector<int> rest_free;
-    for (std::size_t i = rhs_leading; i < rf.size(); ++i) rest_free.push_back(rf[i] - r + 1);
-    std::vector<int> block_contracting;
-    for (int d : rc) block_contracting.push_back(d - r + 1);
-    block.insert(block.begin(), outer);
-    n = size(rhs.shape(), std::vector<int>(rf.begin() + r, rf.end()));
-    b = as_product_operand(rhs.reshaped_view(block), shifted(rb), block_contracting, rest_free, outer * nb, k, n, tb)
+    std::vector<int> block_batch = in_block(rb);
+    block_batch.insert(block_batch.begin(), 0);
+    Shape block{outer};
+    block.insert(block.end(), rhs.shape().begin() + r, rhs.shape().end());
+    b = as_product_operand(rhs.reshaped_view(block), block_batch, in_block(rc), in_block(rest), outer * nb, k, n, tb)
             .reshaped_view({outer, nb, tb ? n : k, tb ? k : n});
   }
   PromotedType p = promote_weak(lhs.dtype(), lhs.weak_type(), rhs.dtype(), rhs.weak_type());

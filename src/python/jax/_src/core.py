@@ -450,6 +450,22 @@ def _escaped(tracer):
 # ---------------------------------------------------------------------------
 # values
 
+def _check_int_fits(x, dtype):
+    """JAX's OverflowError for a Python int the integer dtype cannot hold."""
+    name = dtypes.dtype(dtype).name
+    if isinstance(x, int) and not isinstance(x, bool) and name in ('int32', 'int64'):
+        info = np.iinfo(name)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f'Python int {x} too large to convert to {name}')
+
+
+def python_scalar(x, dtype, weak):
+    """A Python scalar as a 0-d array of `dtype` (any of spmdsim's, bfloat16
+    included), weakly typed or not: a literal when a trace reads it."""
+    _check_int_fits(x, dtype)
+    return ArrayImpl(_spmd.Array.scalar(x, dtypes.dtype(dtype).name, weak))
+
+
 def to_spmd_array(x, dtype=None):
     """A concrete value as an _spmd.Array (Python scalars weakly typed)."""
     if isinstance(x, ArrayImpl):
@@ -461,10 +477,7 @@ def to_spmd_array(x, dtype=None):
         raise _escaped(x)
     if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic) and dtype is None:
         dt, weak = dtypes.python_scalar_dtype(x)
-        if isinstance(x, int) and not isinstance(x, bool):
-            info = np.iinfo(dt)
-            if not info.min <= x <= info.max:
-                raise OverflowError(f'Python int {x} too large to convert to {dt.name}')
+        _check_int_fits(x, dt)
         return _spmd.Array.from_numpy(np.asarray(x, dtype=dt), weak)
     if isinstance(x, (list, tuple)) and dtype is None:
         return to_spmd_array(_array_from_sequence(x))

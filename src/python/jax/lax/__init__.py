@@ -7,7 +7,6 @@ that all devices brought the same collective and reports deadlocks exactly.
 
 import builtins
 import enum
-import math
 import operator
 
 import numpy as np
@@ -103,7 +102,7 @@ def convert_element_type(x, new_dtype):
     new_dtype = dtypes.canonicalize(new_dtype)
     if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
         # As JAX: a Python scalar is converted as the program is traced (a literal, no equation).
-        return core.ArrayImpl(_spmd.Array.scalar(x, new_dtype.name, False))
+        return core.python_scalar(x, new_dtype, False)
     if isinstance(x, core.Array):
         aval = core.aval_of(x)
         if aval.dtype == new_dtype and not aval.weak_type:

@@ -423,18 +423,12 @@ def _promote_args(x, y, inexact=False):
 
 def _as_promoted(x, to, weak):
     if isinstance(x, (bool, int, float)):
-        if isinstance(x, int) and not isinstance(x, bool) and to in ('int32', 'int64'):
-            info = _np.iinfo(to)
-            if not info.min <= x <= info.max:
-                raise OverflowError(f'Python int {x} too large to convert to {to}')
-        return ArrayImpl(_spmd.Array.scalar(x, to, weak))
+        return core.python_scalar(x, to, weak)
     return bind1('convert_element_type', x, new_dtype=to, weak_type=weak)
 
 
 def _to_rank(x, rank):
-    shape = _aval(x).shape
-    lead = rank - len(shape)
-    return lax.broadcast_in_dim(x, (1,) * lead + shape, tuple(range(lead, rank)))
+    return expand_dims(x, tuple(range(rank - len(_aval(x).shape))))
 
 
 def _binary(prim, inexact=False):
@@ -540,9 +534,7 @@ def _axes(axis, ndim):
 def _keep(x, out, axes, keepdims):
     if not keepdims:
         return out
-    # As JAX: lax.expand_dims, a broadcast_in_dim placing the kept axes.
-    shape = tuple(1 if d in axes else s for d, s in enumerate(_aval(x).shape))
-    return lax.broadcast_in_dim(out, shape, tuple(d for d in range(len(shape)) if d not in axes))
+    return expand_dims(out, axes)  # as JAX: lax.expand_dims, one broadcast_in_dim
 
 
 def _no_out(name, out):

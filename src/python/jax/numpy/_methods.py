@@ -1,6 +1,8 @@
 """Operators and methods of jax.Array (concrete arrays and tracers alike),
 defined over jax.numpy as JAX does."""
 
+import builtins
+
 import numpy as _np
 
 import jax.numpy as jnp
@@ -138,22 +140,36 @@ def _static_item(i):
     return None
 
 
+def _filled(items, ndim):
+    """items with the Ellipsis (or, without one, the end) filled with whole
+    slices, so the items other than None index every axis once; None where
+    there are more than the axes or several Ellipses (the general path says
+    why)."""
+    if sum(i is Ellipsis for i in items) > 1:
+        return None
+    taken = sum(i is not None and i is not Ellipsis for i in items)
+    if taken > ndim:
+        return None
+    fill = (slice(None),) * (ndim - taken)
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        return items[:k] + fill + items[k + 1:]
+    return items + fill
+
+
+def _whole(i):
+    return isinstance(i, slice) and i.start is None and i.stop is None and i.step is None
+
+
 def _new_axes_only(self, items):
     """x[None], x[:, None], x[..., None] as JAX records them: one
     broadcast_in_dim (lax.expand_dims); x[:] and x[...] are x. None where the
     index selects anything."""
-    whole = lambda i: isinstance(i, slice) and i.start is None and i.stop is None and i.step is None
-    if not all(i is None or i is Ellipsis or whole(i) for i in items) or sum(i is Ellipsis for i in items) > 1:
+    if not all(i is None or i is Ellipsis or _whole(i) for i in items):
         return None
-    ndim = len(core.aval_of(self).shape)
-    taken = sum(whole(i) for i in items)
-    if taken > ndim:
-        return None  # the general path says why
-    if Ellipsis in items:
-        k = items.index(Ellipsis)
-        items = items[:k] + (slice(None),) * (ndim - taken) + items[k + 1:]
-    else:
-        items = items + (slice(None),) * (ndim - taken)
+    items = _filled(items, len(core.aval_of(self).shape))
+    if items is None:
+        return None
     new = [k for k, i in enumerate(items) if i is None]
     return jnp.expand_dims(self, new) if new else self
 
@@ -170,50 +186,43 @@ def _by_slicing(self, items):
     """x[1], x[1:3], x[:, 2], x[::-1] as JAX records them (its
     _attempt_rewriting_take_via_slice): static non-negative ints and
     contiguous slices are one slice (then a squeeze of the ints' axes),
-    whole reversed axes a rev. None where the index needs the general path
-    (None axes, steps, negative ints, arrays)."""
-    if any(i is None for i in items) or sum(i is Ellipsis for i in items) > 1:
-        return None
+    whole reversed axes a rev, a negative int a dynamic_slice. None where
+    the index needs the general path (None axes, steps, arrays, traced
+    bounds)."""
     shape = core.aval_of(self).shape
-    if Ellipsis in items:
-        k = items.index(Ellipsis)
-        items = items[:k] + (slice(None),) * (len(shape) - len(items) + 1) + items[k + 1:]
-    if len(items) > len(shape):
+    items = None if any(i is None for i in items) else _filled(items, len(shape))
+    if items is None:
         return None
-    items = items + (slice(None),) * (len(shape) - len(items))
-    starts, limits, ints, revs, partial = [], [], [], [], False
+    starts, sizes, ints, revs, partial = [], [], [], [], False
     for axis, (i, n) in enumerate(zip(items, shape)):
         if isinstance(i, slice):
             if i.step == -1 and i.start is None and i.stop is None:
                 revs.append(axis)
                 starts.append(0)
-                limits.append(n)
+                sizes.append(n)
                 continue
-            if i.step not in (None, 1) or any(isinstance(v, Tracer) for v in (i.start, i.stop)):
-                return None
-            if any(v is not None and _static_int(v) is None for v in (i.start, i.stop)):
+            if i.step not in (None, 1) or any(v is not None and _static_int(v) is None for v in (i.start, i.stop)):
                 return None
             start, stop, _ = i.indices(n)
             starts.append(start)
-            limits.append(max(start, stop))
-            partial = partial or (start, max(start, stop)) != (0, n)
+            sizes.append(builtins.max(stop - start, 0))
+            partial = partial or (start, sizes[-1]) != (0, n)
             continue
         k = _static_int(i)
         if k is None or not -n <= k < n:
             return None
         starts.append(k)
-        limits.append(k + 1 if k >= 0 else k + 1 + n)
+        sizes.append(1)
         ints.append(axis)
     x = lax.rev(self, tuple(revs)) if revs else self
     if not ints and not partial:
         return x
     if all(s >= 0 for s in starts):
-        x = lax.slice(x, starts, limits)
+        x = lax.slice(x, starts, [s + n for s, n in zip(starts, sizes)])
     else:
         # A negative int: JAX's dynamic_slice, the start counted from the end
         # in the program (as int32 constants when there are several).
         negative = [s < 0 for s in starts]
-        sizes = [lim - (s + n if s < 0 else s) for s, lim, n in zip(starts, limits, shape)]
         if len(starts) > 1:
             starts = [lax.convert_element_type(s, _np.int32) for s in starts]
         x = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=negative)
