@@ -436,7 +436,9 @@ SliceWindow slice_window(const Params& params, const Shape& shape) {
   SliceWindow w{params.get<std::vector<std::int64_t>>("start_indices", "slice"),
                 params.get<std::vector<std::int64_t>>("limit_indices", "slice"),
                 params.get_or<std::vector<std::int64_t>>("strides", {})};
-  auto fail = [](const std::string& message, std::string hint = {}) {
+  auto fail = [](const std::string& message,
+                 std::string hint = "lax.slice(x, start_indices, limit_indices, strides) takes one window [start, limit) "
+                                    "per axis, inside the operand's shape") {
     throw InvalidArgument(make_report("TypeError", message, std::move(hint)));
   };
   const std::string operand = " for operand shape " + shape_to_string(shape) + ".";
